@@ -1,0 +1,128 @@
+# kvmprof top-level build.
+#
+#   make          build every program (lib, kvmprof, guestfs-mount, tests)
+#   make check    install what is missing, build, run every test suite
+#   make demo     install what is missing, build, run the main job on a default
+#   make check SANITIZE=1   unit tests under ASan + UBSan
+#
+# Slow artifacts (kernel build, libguestfs appliance, Debian kernel packages,
+# disk images) are cached outside the repository in $(KVMPROF_CACHE), keyed by
+# their inputs; nothing depends on the cache being warm.
+
+KVMPROF_CACHE ?= /var/cache/kvmprof
+export KVMPROF_CACHE
+
+CC      ?= cc
+CLANG   ?= clang
+SANITIZE ?= 0
+
+ifeq ($(SANITIZE),1)
+BUILD   ?= build-san
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+BUILD   ?= build
+SANFLAGS =
+endif
+
+PKGS      := libelf zlib liblzma libzstd liblz4 fuse3 libguestfs libselinux
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lbz2 -llzo2
+
+WARN    = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	  -Wno-unused-parameter
+CFLAGS ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) $(CFLAGS) \
+	     $(SANFLAGS) -Iinclude -Ilib $(PKG_CFLAGS) -MMD -MP
+LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
+
+LIB_SRC   := $(sort $(wildcard lib/*.c))
+PROF_SRC  := $(sort $(wildcard prof/*.c))
+MOUNT_SRC := $(sort $(wildcard guestfs-mount/*.c))
+UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
+FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
+PROF_OBJ  := $(PROF_SRC:%.c=$(BUILD)/%.o)
+MOUNT_OBJ := $(MOUNT_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+
+LIBKVMPROF := $(BUILD)/libkvmprof.a
+KVMPROF    := $(BUILD)/kvmprof
+GUESTFS_MOUNT := $(BUILD)/guestfs-mount
+
+PROGRAMS := $(KVMPROF) $(if $(MOUNT_SRC),$(GUESTFS_MOUNT))
+
+.PHONY: all deps check unit integration fuzz demo bench clean kernel appliance \
+	format policy
+.DEFAULT_GOAL := all
+
+all: $(PROGRAMS) $(UNIT_BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIBKVMPROF): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(KVMPROF): $(PROF_OBJ) $(LIBKVMPROF)
+	$(CC) -o $@ $(PROF_OBJ) $(LIBKVMPROF) $(LDFLAGS_ALL) $(PKG_LIBS)
+
+$(GUESTFS_MOUNT): $(MOUNT_OBJ) $(LIBKVMPROF)
+	$(CC) -o $@ $(MOUNT_OBJ) $(LIBKVMPROF) $(LDFLAGS_ALL) $(PKG_LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIBKVMPROF)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(LIBKVMPROF) \
+		$(LDFLAGS_ALL) $(PKG_LIBS) -lcmocka
+
+# libFuzzer targets: clang, each linked with the library sources built for fuzzing.
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -g -O1 -Iinclude -Ilib \
+	      $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined -Wall -Wextra -Werror \
+	      -Wno-unused-parameter
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(PKG_LIBS)
+
+fuzz: $(FUZZ_BIN)
+
+# Dependencies: Debian packages, then the fixed libguestfs appliance.
+deps:
+	@scripts/deps.sh
+
+appliance: deps
+	@scripts/appliance.sh
+
+kernel: deps
+	@kernel/build.sh
+
+check: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory fuzz
+	@scripts/appliance.sh
+	@tests/run-tests.sh $(BUILD)
+
+unit: all
+	@tests/run-tests.sh --unit-only $(BUILD)
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo.sh $(BUILD)
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@bench/run.sh $(BUILD)
+
+policy:
+	@$(MAKE) --no-print-directory -C policy
+
+format:
+	clang-format -i $(LIB_SRC) $(PROF_SRC) $(MOUNT_SRC) $(UNIT_SRC) $(FUZZ_SRC) \
+		$(wildcard lib/*.h include/*.h prof/*.h guestfs-mount/*.h)
+
+clean:
+	rm -rf build build-san
+
+-include $(LIB_OBJ:.o=.d) $(PROF_OBJ:.o=.d) $(MOUNT_OBJ:.o=.d)

@@ -1,0 +1,41 @@
+# Shell helpers for integration tests: TAP-style lines the runner counts.
+# Sourced by tests/integration/*.sh; BUILD and REPO come from the runner.
+set -uo pipefail
+
+REPO=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+BUILD=${BUILD:-$REPO/build}
+KVMPROF=$BUILD/kvmprof
+GUESTFS_MOUNT=$BUILD/guestfs-mount
+export KVMPROF_CACHE=${KVMPROF_CACHE:-/var/cache/kvmprof}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/kvmprof-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+ok() { echo "ok - $*"; }
+fail() { echo "not ok - $*"; }
+skip() { echo "ok - $1 # SKIP ${2:-}"; }
+
+# check NAME CMD...: passes when CMD exits 0; shows its output when it fails.
+check() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		ok "$name"
+	else
+		fail "$name"
+		printf '%s\n' "$out" | tail -20 | sed 's/^/#   /'
+	fi
+}
+
+# expect_fail NAME PATTERN CMD...: passes when CMD fails and its stderr matches PATTERN.
+expect_fail() {
+	local name=$1 pattern=$2 out rc
+	shift 2
+	out=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -qE -- "$pattern" <<<"$out"; then
+		ok "$name"
+	else
+		fail "$name (status $rc, wanted an error matching '$pattern')"
+		printf '%s\n' "$out" | tail -10 | sed 's/^/#   /'
+	fi
+}

@@ -1,0 +1,117 @@
+#!/bin/bash
+# Run every test suite and end with one plain line: "N passed, N failed, N skipped".
+#
+#   tests/run-tests.sh [--unit-only] [--only PATTERN] BUILD_DIR
+#
+# Unit tests are cmocka binaries (TAP output); integration tests are shell
+# scripts under tests/integration/ that print TAP-style "ok - NAME" /
+# "not ok - NAME" / "ok - NAME # SKIP why" lines; fuzz targets run briefly.
+# Per-suite logs go to BUILD_DIR/test-logs/. Exits 1 when anything failed.
+set -uo pipefail
+
+unit_only=0
+only=""
+while [ $# -gt 1 ]; do
+	case "$1" in
+	--unit-only) unit_only=1 ;;
+	--only) only="$2"; shift ;;
+	*) break ;;
+	esac
+	shift
+done
+BUILD=${1:?usage: run-tests.sh [--unit-only] [--only PATTERN] BUILD_DIR}
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$(cd "$REPO" && cd "$BUILD" && pwd)
+LOGS=$BUILD/test-logs
+FUZZ_SECONDS=${FUZZ_SECONDS:-10}
+mkdir -p "$LOGS"
+
+passed=0 failed=0 skipped=0
+failures=()
+
+# Count TAP lines from one suite's log; a suite that died without saying
+# "not ok" still counts as one failure.
+tally() {
+	local suite=$1 log=$2 rc=$3
+	local p f s
+	p=$(grep -cE '^ok [0-9]* ?-? ?' "$log" | head -1)
+	s=$(grep -cE '^ok .*# ?SKIP' "$log")
+	f=$(grep -cE '^not ok' "$log")
+	p=$((p - s))
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+		echo "not ok - $suite exited with status $rc" >>"$log"
+	fi
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	if [ "$f" -gt 0 ]; then
+		failures+=("$suite")
+		printf '  %-40s FAIL (%d passed, %d failed)\n' "$suite" "$p" "$f"
+		grep -E '^not ok' "$log" | head -20 | sed 's/^/      /'
+	else
+		printf '  %-40s %d passed%s\n' "$suite" "$p" "$([ "$s" -gt 0 ] && echo ", $s skipped")"
+	fi
+}
+
+selected() {
+	[ -z "$only" ] || [[ "$1" == *$only* ]]
+}
+
+run_unit() {
+	local bin
+	echo "unit tests:"
+	for bin in "$BUILD"/tests/test_*; do
+		[ -x "$bin" ] || continue
+		selected "$(basename "$bin")" || continue
+		local log=$LOGS/$(basename "$bin").log
+		(cd "$REPO" && CMOCKA_MESSAGE_OUTPUT=TAP timeout 600 "$bin") >"$log" 2>&1
+		tally "$(basename "$bin")" "$log" $?
+	done
+}
+
+run_integration() {
+	local t
+	echo "integration tests:"
+	for t in "$REPO"/tests/integration/*.sh; do
+		[ -f "$t" ] || continue
+		selected "$(basename "$t")" || continue
+		local name log
+		name=$(basename "$t" .sh)
+		log=$LOGS/$name.log
+		(cd "$REPO" && BUILD="$BUILD" REPO="$REPO" timeout 1800 bash "$t") >"$log" 2>&1
+		tally "$name" "$log" $?
+	done
+}
+
+# Each fuzz target runs for a short, fixed time from its seed corpus; a crash,
+# leak or sanitizer report fails it.
+run_fuzz() {
+	local bin
+	echo "fuzz targets (${FUZZ_SECONDS}s each):"
+	for bin in "$BUILD"/fuzz/fuzz_*; do
+		[ -x "$bin" ] || continue
+		selected "$(basename "$bin")" || continue
+		local name corpus log rc
+		name=$(basename "$bin")
+		log=$LOGS/$name.log
+		corpus=$BUILD/fuzz-corpus/$name
+		mkdir -p "$corpus"
+		[ -d "$REPO/tests/fuzz/corpus/$name" ] && cp -n "$REPO/tests/fuzz/corpus/$name"/* "$corpus"/ 2>/dev/null
+		"$bin" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -timeout=10 \
+			-artifact_prefix="$LOGS/$name-" "$corpus" >"$log" 2>&1
+		rc=$?
+		[ $rc -eq 0 ] && echo "ok - $name" >>"$log" || echo "not ok - $name crashed (status $rc)" >>"$log"
+		tally "$name" "$log" $rc
+	done
+}
+
+run_unit
+if [ $unit_only -eq 0 ]; then
+	run_integration
+	run_fuzz
+fi
+
+if [ ${#failures[@]} -gt 0 ]; then
+	echo "failed suites (logs in $LOGS): ${failures[*]}"
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "kallsyms.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#define KSYM_NAME_MAX 512
+
+static int hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* Parse up to 16 hex digits at *p; returns digits consumed (0 on none). */
+static size_t parse_hex(const char *p, const char *end, uint64_t *val)
+{
+	uint64_t v = 0;
+	size_t n = 0;
+	int d;
+
+	while (p + n < end && n < 17 && (d = hexval((unsigned char)p[n])) >= 0) {
+		v = (v << 4) | (uint64_t)d;
+		n++;
+	}
+	*val = v;
+	return n > 16 ? 0 : n;
+}
+
+bool kallsyms_text_detect(const char *buf, size_t len)
+{
+	const char *end = buf + len;
+	uint64_t addr;
+	size_t n = parse_hex(buf, end, &addr);
+
+	return n >= 8 && buf + n + 3 < end && buf[n] == ' ' &&
+	       isalpha((unsigned char)buf[n + 1]) && buf[n + 2] == ' ';
+}
+
+static bool is_debian_placeholder(const char *name, size_t len)
+{
+	static const char marker[] = "The real System.map is in";
+
+	return len >= sizeof(marker) - 1 && !memcmp(name, marker, sizeof(marker) - 1);
+}
+
+struct kline {
+	uint64_t addr;
+	char type;
+	const char *name;
+	size_t name_len;
+	char module[64];
+};
+
+/* One line "ADDR TYPE NAME[\t[MODULE]]" (without the newline). */
+static int parse_line(const char *p, const char *end, struct kline *kl)
+{
+	const char *name, *tab, *mod, *mod_end;
+	size_t n = parse_hex(p, end, &kl->addr);
+
+	if (!n || p + n + 3 > end || p[n] != ' ' || p[n + 2] != ' ')
+		return -EINVAL;
+	kl->type = p[n + 1];
+	if (!isalpha((unsigned char)kl->type) && kl->type != '?')
+		return -EINVAL;
+	name = p + n + 3;
+	tab = memchr(name, '\t', (size_t)(end - name));
+	kl->name = name;
+	kl->name_len = (size_t)((tab ? tab : end) - name);
+	kl->module[0] = '\0';
+	if (!kl->name_len || kl->name_len > KSYM_NAME_MAX)
+		return -EINVAL;
+	if (tab) {
+		mod = tab + 1;
+		mod_end = end;
+		if (mod_end - mod < 3 || mod[0] != '[' || mod_end[-1] != ']' ||
+		    (size_t)(mod_end - mod - 2) >= sizeof(kl->module))
+			return -EINVAL;
+		memcpy(kl->module, mod + 1, (size_t)(mod_end - mod - 2));
+		kl->module[mod_end - mod - 2] = '\0';
+	}
+	return 0;
+}
+
+int kallsyms_parse(const char *buf, size_t len, const char *what, struct symtab *st,
+		   struct kp_err *err)
+{
+	const char *p = buf, *end = buf + len;
+	size_t line = 0, nonzero = 0;
+	struct kline kl;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+
+		line++;
+		if (eol > p && eol[-1] == '\r')
+			eol--;
+		if (eol == p) {
+			p = nl ? nl + 1 : end;
+			continue;
+		}
+		if (parse_line(p, eol, &kl))
+			return kp_errorf(err, EINVAL, "%s:%zu: not a kallsyms or System.map line",
+					 what, line);
+		if (line == 1 && is_debian_placeholder(kl.name, kl.name_len))
+			return kp_errorf(err, ENODATA,
+					 "%s: Debian placeholder System.map, no symbols here", what);
+		if (symtab_add_len(st, kl.addr, kl.type, kl.name, kl.name_len,
+				   kl.module[0] ? kl.module : NULL))
+			return kp_errorf(err, ENOMEM, "%s: out of memory", what);
+		nonzero += kl.addr != 0;
+		p = nl ? nl + 1 : end;
+	}
+	if (!st->nr)
+		return kp_errorf(err, ENODATA, "%s: no symbols", what);
+	if (!nonzero)
+		return kp_errorf(err, EPERM,
+				 "%s: all addresses are zero (kallsyms read without privilege?)",
+				 what);
+	return symtab_finish(st) ? kp_errorf(err, ENOMEM, "%s: out of memory", what) : 0;
+}
+
+int kallsyms_write(const struct symtab *st, FILE *out)
+{
+	for (size_t i = 0; i < st->nr; i++) {
+		const struct ksym *s = &st->syms[i];
+		uint64_t addr = s->addr + (uint64_t)st->slide;
+
+		if (s->module)
+			fprintf(out, "%016llx %c %s\t[%s]\n", (unsigned long long)addr, s->type,
+				s->name, s->module);
+		else
+			fprintf(out, "%016llx %c %s\n", (unsigned long long)addr, s->type,
+				s->name);
+	}
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Sorted-table lookup, text range and KASLR slide derivation. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "symtab.h"
+
+static struct symtab *sample_table(void)
+{
+	struct symtab *st = symtab_new();
+
+	/* Deliberately out of order, with an alias at 0x...1000. */
+	assert_int_equal(symtab_add(st, 0xffffffff81002000, 'T', "do_syscall_64", NULL), 0);
+	assert_int_equal(symtab_add(st, 0xffffffff81000000, 'T', "_text", NULL), 0);
+	assert_int_equal(symtab_add(st, 0xffffffff81001000, 'T', "entry_SYSCALL_64", NULL), 0);
+	assert_int_equal(symtab_add(st, 0xffffffff81001000, 't', "alias", NULL), 0);
+	assert_int_equal(symtab_add(st, 0xffffffff81003000, 'T', "_etext", NULL), 0);
+	assert_int_equal(symtab_add(st, 0xffffffff82000000, 'D', "some_data", NULL), 0);
+	assert_int_equal(symtab_finish(st), 0);
+	return st;
+}
+
+static void test_sorted_and_sizes(void **state)
+{
+	struct symtab *st = sample_table();
+
+	assert_int_equal(st->nr, 6);
+	for (size_t i = 1; i < st->nr; i++)
+		assert_true(st->syms[i - 1].addr <= st->syms[i].addr);
+	assert_string_equal(st->syms[0].name, "_text");
+	assert_int_equal(st->syms[0].size, 0x1000);
+	assert_int_equal(st->text_start, 0xffffffff81000000);
+	assert_int_equal(st->text_end, 0xffffffff81003000);
+	symtab_free(st);
+}
+
+static void test_lookup_offsets(void **state)
+{
+	struct symtab *st = sample_table();
+	const struct ksym *s;
+	uint64_t off;
+
+	s = symtab_lookup(st, 0xffffffff81002010, &off);
+	assert_non_null(s);
+	assert_string_equal(s->name, "do_syscall_64");
+	assert_int_equal(off, 0x10);
+	/* Equal addresses: the first inserted name wins, as perf shows it. */
+	s = symtab_lookup(st, 0xffffffff81001000, &off);
+	assert_string_equal(s->name, "entry_SYSCALL_64");
+	assert_int_equal(off, 0);
+	assert_null(symtab_lookup(st, 0xffffffff80000000, &off));
+	symtab_free(st);
+}
+
+static void test_lookup_text_range(void **state)
+{
+	struct symtab *st = sample_table();
+
+	assert_non_null(symtab_lookup_text(st, 0xffffffff81002fff, NULL));
+	assert_null(symtab_lookup_text(st, 0xffffffff82000010, NULL));
+	assert_null(symtab_lookup_text(st, 0xffffffff81003000, NULL));
+	symtab_free(st);
+}
+
+static void test_slide_from_anchor(void **state)
+{
+	struct symtab *st = sample_table();
+	struct kp_err err = { 0 };
+	int64_t slide = 0;
+	const struct ksym *s;
+
+	assert_int_equal(symtab_slide_from_anchor(st, "entry_SYSCALL_64",
+						  0xffffffff9a201000, &slide, &err),
+			 0);
+	assert_int_equal(slide, 0x19200000);
+	symtab_set_slide(st, slide);
+	s = symtab_lookup(st, 0xffffffff9a202004, NULL);
+	assert_string_equal(s->name, "do_syscall_64");
+
+	assert_int_equal(symtab_slide_from_anchor(st, "entry_SYSCALL_64",
+						  0xffffffff9a201400, &slide, &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.msg, "2 MiB"));
+	kp_err_clear(&err);
+	assert_int_equal(symtab_slide_from_anchor(st, "no_such", 0, &slide, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "no_such"));
+	symtab_free(st);
+}
+
+static void test_negative_slide(void **state)
+{
+	struct symtab *st = sample_table();
+	int64_t slide;
+
+	/* A kernel loaded below its link address gives a negative slide. */
+	assert_int_equal(symtab_slide_from_anchor(st, "_text", 0xffffffff80e00000, &slide, NULL),
+			 0);
+	assert_true(slide < 0);
+	symtab_set_slide(st, slide);
+	assert_string_equal(symtab_lookup(st, 0xffffffff80e02000, NULL)->name, "do_syscall_64");
+	symtab_free(st);
+}
+
+static void test_many_symbols(void **state)
+{
+	struct symtab *st = symtab_new();
+	char name[32];
+
+	for (unsigned i = 0; i < 100000; i++) {
+		snprintf(name, sizeof(name), "f%u", i);
+		assert_int_equal(symtab_add(st, 0x1000 + (uint64_t)i * 16, 't', name, NULL), 0);
+	}
+	assert_int_equal(symtab_finish(st), 0);
+	for (unsigned i = 0; i < 100000; i += 997) {
+		uint64_t off;
+		const struct ksym *s = symtab_lookup(st, 0x1000 + (uint64_t)i * 16 + 5, &off);
+
+		snprintf(name, sizeof(name), "f%u", i);
+		assert_string_equal(s->name, name);
+		assert_int_equal(off, 5);
+	}
+	symtab_free(st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sorted_and_sizes),
+		cmocka_unit_test(test_lookup_offsets),
+		cmocka_unit_test(test_lookup_text_range),
+		cmocka_unit_test(test_slide_from_anchor),
+		cmocka_unit_test(test_negative_slide),
+		cmocka_unit_test(test_many_symbols),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

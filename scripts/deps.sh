@@ -34,6 +34,6 @@ echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q >/dev/null
 apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
-# libguestfs's appliance builder (supermin) wants a host kernel and modules;
-# Debian's linux-image-amd64 provides them and is a dependency of supermin.
+# No host kernel is installed on purpose (linux-image-amd64 is only a
+# Recommends of supermin): scripts/appliance.sh fetches one for the appliance.
 echo "deps: done"

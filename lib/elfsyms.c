@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "elfsyms.h"
+
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buildid.h"
+
+bool elf_detect(const void *buf, size_t len)
+{
+	return len >= EI_NIDENT && !memcmp(buf, ELFMAG, SELFMAG);
+}
+
+static int elf_open_buffer(const void *buf, size_t len, const char *what, Elf **out,
+			   struct kp_err *err)
+{
+	Elf *elf;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return kp_errorf(err, EIO, "%s: libelf: %s", what, elf_errmsg(-1));
+	/* elf_memory() takes a non-const pointer but only reads through it here. */
+	elf = elf_memory((char *)buf, len);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		return kp_errorf(err, EINVAL, "%s: not an ELF file: %s", what, elf_errmsg(-1));
+	}
+	*out = elf;
+	return 0;
+}
+
+static Elf_Scn *find_section_type(Elf *elf, GElf_Word type, GElf_Shdr *shdr)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, shdr) && shdr->sh_type == type)
+			return scn;
+	return NULL;
+}
+
+/* nm's letter for a symbol defined in section @sec. */
+static char nm_type(const GElf_Sym *sym, const GElf_Shdr *sec)
+{
+	int bind = GELF_ST_BIND(sym->st_info);
+	char c;
+
+	if (sym->st_shndx == SHN_ABS)
+		c = 'a';
+	else if (!sec)
+		c = '?';
+	else if (sec->sh_flags & SHF_EXECINSTR)
+		c = 't';
+	else if (sec->sh_type == SHT_NOBITS)
+		c = 'b';
+	else if (sec->sh_flags & SHF_WRITE)
+		c = 'd';
+	else if (sec->sh_flags & SHF_ALLOC)
+		c = 'r';
+	else
+		c = 'n';
+	if (bind == STB_WEAK)
+		return c == 't' ? 'W' : 'V';
+	return bind == STB_GLOBAL ? (char)(c - 'a' + 'A') : c;
+}
+
+static bool wanted_symbol(const GElf_Sym *sym, const char *name)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	if (!name || !name[0] || sym->st_shndx == SHN_UNDEF)
+		return false;
+	if (type == STT_SECTION || type == STT_FILE)
+		return false;
+	/* Assembler-local labels and mapping symbols never reach kallsyms. */
+	return !(name[0] == '.' && name[1] == 'L') && name[0] != '$';
+}
+
+typedef uint64_t (*sym_base_fn)(void *ctx, size_t shndx, bool *keep);
+
+struct sym_filter {
+	GElf_Word table;	/* SHT_SYMTAB or SHT_DYNSYM */
+	bool functions_only;
+	sym_base_fn base_of;
+	void *ctx;
+};
+
+static int read_symbols(Elf *elf, const char *what, struct symtab *st, const char *module,
+			const struct sym_filter *flt, struct kp_err *err)
+{
+	GElf_Shdr shdr, sec;
+	Elf_Scn *scn = find_section_type(elf, flt->table, &shdr);
+	Elf_Data *data;
+	size_t n;
+
+	if (!scn)
+		return kp_errorf(err, ENODATA, "%s: no %s (stripped)", what,
+				 flt->table == SHT_SYMTAB ? ".symtab" : ".dynsym");
+	data = elf_getdata(scn, NULL);
+	if (!data || !shdr.sh_entsize)
+		return kp_errorf(err, EINVAL, "%s: unreadable .symtab", what);
+	n = shdr.sh_size / shdr.sh_entsize;
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+		bool keep = true, have_sec;
+		uint64_t base;
+
+		if (!gelf_getsym(data, (int)i, &sym))
+			return kp_errorf(err, EINVAL, "%s: bad symbol %zu", what, i);
+		name = elf_strptr(elf, shdr.sh_link, sym.st_name);
+		if (!wanted_symbol(&sym, name))
+			continue;
+		if (flt->functions_only && GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
+		    GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC)
+			continue;
+		have_sec = sym.st_shndx < SHN_LORESERVE &&
+			   gelf_getshdr(elf_getscn(elf, sym.st_shndx), &sec);
+		base = flt->base_of ? flt->base_of(flt->ctx, sym.st_shndx, &keep) : 0;
+		if (!keep)
+			continue;
+		if (symtab_add(st, base + sym.st_value, nm_type(&sym, have_sec ? &sec : NULL),
+			       name, module))
+			return kp_errorf(err, ENOMEM, "%s: out of memory", what);
+	}
+	return 0;
+}
+
+static void read_build_id(Elf *elf, struct symtab *st)
+{
+	GElf_Shdr shdr;
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf)
+			continue;
+		st->build_id_len = buildid_from_notes(data->d_buf, data->d_size, st->build_id,
+						      sizeof(st->build_id));
+		if (st->build_id_len)
+			return;
+	}
+}
+
+int elfsyms_load_vmlinux(const void *buf, size_t len, const char *what, struct symtab *st,
+			 struct kp_err *err)
+{
+	Elf *elf;
+	int ret = elf_open_buffer(buf, len, what, &elf, err);
+
+	if (ret)
+		return ret;
+	ret = read_symbols(elf, what, st, NULL, &(struct sym_filter){ .table = SHT_SYMTAB }, err);
+	if (!ret) {
+		read_build_id(elf, st);
+		symtab_set_source(st, "vmlinux .symtab");
+		ret = symtab_finish(st) ? kp_errorf(err, ENOMEM, "%s: out of memory", what) : 0;
+	}
+	elf_end(elf);
+	return ret;
+}
+
+/* Sections the loader puts in init memory, freed after the module's init. */
+static bool is_init_section(const char *name)
+{
+	return !strncmp(name, ".init", 5) || !strncmp(name, ".exit", 5);
+}
+
+struct module_ctx {
+	Elf *elf;
+	uint64_t *text_offset;	/* per section index; UINT64_MAX when not text */
+	size_t nr;
+};
+
+static uint64_t module_base(void *opaque, size_t shndx, bool *keep)
+{
+	struct module_ctx *ctx = opaque;
+
+	/* Only text has a known base (/proc/modules gives the text address). */
+	*keep = shndx < ctx->nr && ctx->text_offset[shndx] != UINT64_MAX;
+	return *keep ? ctx->text_offset[shndx] : 0;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t align)
+{
+	return align > 1 ? (v + align - 1) / align * align : v;
+}
+
+static int add_section(struct kmod_layout *layout, const char *name, const GElf_Shdr *sh,
+		       uint64_t offset, bool exec)
+{
+	struct kmod_section *secs, *s;
+
+	secs = realloc(layout->secs, (layout->nr_secs + 1) * sizeof(*secs));
+	if (!secs)
+		return -ENOMEM;
+	layout->secs = secs;
+	s = &secs[layout->nr_secs++];
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->offset = offset;
+	s->size = sh->sh_size;
+	s->align = sh->sh_addralign;
+	s->exec = exec;
+	return 0;
+}
+
+/*
+ * Mirror the loader's layout_sections(): executable sections first, in
+ * section-header order, each aligned; then everything else that is allocated.
+ * Since Linux 6.4 text lives in its own allocation, so text offsets start at 0.
+ */
+static int layout_module(Elf *elf, struct module_ctx *ctx, struct kmod_layout *layout)
+{
+	size_t shstrndx;
+	uint64_t text = 0, other = 0;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) || elf_getshdrnum(elf, &ctx->nr))
+		return -EINVAL;
+	ctx->text_offset = malloc(ctx->nr * sizeof(uint64_t));
+	if (!ctx->text_offset)
+		return -ENOMEM;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < ctx->nr; i++) {
+			GElf_Shdr sh;
+			const char *name;
+			bool exec;
+			uint64_t *cursor, off;
+
+			if (pass == 0)
+				ctx->text_offset[i] = UINT64_MAX;
+			if (!gelf_getshdr(elf_getscn(elf, i), &sh) || !(sh.sh_flags & SHF_ALLOC))
+				continue;
+			name = elf_strptr(elf, shstrndx, sh.sh_name);
+			exec = sh.sh_flags & SHF_EXECINSTR;
+			if (!name || is_init_section(name) || exec != (pass == 0))
+				continue;
+			cursor = exec ? &text : &other;
+			off = align_up(*cursor, sh.sh_addralign);
+			*cursor = off + sh.sh_size;
+			if (exec)
+				ctx->text_offset[i] = off;
+			if (layout && add_section(layout, name, &sh, off, exec))
+				return -ENOMEM;
+		}
+	}
+	if (layout) {
+		layout->text_size = text;
+		layout->core_size = text + other;
+	}
+	return 0;
+}
+
+/* "name=" in .modinfo, else the caller's fallback. */
+static void module_name(Elf *elf, char *out, size_t size)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		Elf_Data *data;
+		const char *p, *end;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".modinfo"))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf)
+			return;
+		p = data->d_buf;
+		end = p + data->d_size;
+		while (p < end) {
+			size_t n = strnlen(p, (size_t)(end - p));
+
+			if (n > 5 && !strncmp(p, "name=", 5)) {
+				snprintf(out, size, "%.*s", (int)(n - 5), p + 5);
+				return;
+			}
+			p += n + 1;
+		}
+	}
+}
+
+int elfsyms_load_module(const void *buf, size_t len, const char *what, struct symtab *st,
+			struct kmod_layout *layout, struct kp_err *err)
+{
+	struct module_ctx ctx = { 0 };
+	struct kmod_layout local = { 0 };
+	GElf_Ehdr eh;
+	Elf *elf;
+	int ret = elf_open_buffer(buf, len, what, &elf, err);
+
+	if (ret)
+		return ret;
+	if (!layout)
+		layout = &local;
+	memset(layout, 0, sizeof(*layout));
+	ctx.elf = elf;
+	if (!gelf_getehdr(elf, &eh) || eh.e_type != ET_REL) {
+		ret = kp_errorf(err, EINVAL, "%s: not a relocatable kernel module", what);
+		goto out;
+	}
+	if (layout_module(elf, &ctx, layout)) {
+		ret = kp_errorf(err, EINVAL, "%s: unreadable section headers", what);
+		goto out;
+	}
+	module_name(elf, layout->name, sizeof(layout->name));
+	if (!layout->name[0]) {
+		ret = kp_errorf(err, EINVAL, "%s: no module name in .modinfo", what);
+		goto out;
+	}
+	ret = read_symbols(elf, what, st, layout->name,
+			   &(struct sym_filter){ SHT_SYMTAB, false, module_base, &ctx }, err);
+	if (ret)
+		goto out;
+	read_build_id(elf, st);
+	st->text_start = 0;
+	symtab_set_source(st, "module %s", layout->name);
+	ret = symtab_finish(st) ? kp_errorf(err, ENOMEM, "%s: out of memory", what) : 0;
+	/* Module tables have no _text/_etext: their text range is the layout's. */
+	st->text_start = 0;
+	st->text_end = layout->text_size;
+out:
+	free(ctx.text_offset);
+	kmod_layout_release(&local);
+	elf_end(elf);
+	return ret;
+}
+
+void kmod_layout_release(struct kmod_layout *layout)
+{
+	free(layout->secs);
+	layout->secs = NULL;
+	layout->nr_secs = 0;
+}
+
+static int read_segments(Elf *elf, struct elf_segments *segs)
+{
+	size_t n;
+
+	memset(segs, 0, sizeof(*segs));
+	if (elf_getphdrnum(elf, &n))
+		return -EINVAL;
+	segs->segs = calloc(n ? n : 1, sizeof(*segs->segs));
+	if (!segs->segs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		segs->segs[segs->nr++] = (struct elf_segment){ ph.p_vaddr, ph.p_offset,
+							       ph.p_filesz };
+	}
+	return 0;
+}
+
+int elfsyms_load_user(const void *buf, size_t len, const char *what, struct symtab *st,
+		      struct elf_segments *segs, struct kp_err *err)
+{
+	struct sym_filter flt = { .table = SHT_SYMTAB, .functions_only = true };
+	Elf *elf;
+	int ret = elf_open_buffer(buf, len, what, &elf, err);
+
+	if (ret)
+		return ret;
+	ret = read_symbols(elf, what, st, NULL, &flt, err);
+	if (ret == -ENODATA) {
+		kp_err_clear(err);
+		flt.table = SHT_DYNSYM;
+		ret = read_symbols(elf, what, st, NULL, &flt, err);
+	}
+	if (!ret && read_segments(elf, segs))
+		ret = kp_errorf(err, EINVAL, "%s: unreadable program headers", what);
+	if (!ret) {
+		read_build_id(elf, st);
+		symtab_set_source(st, "%s", what);
+		ret = symtab_finish(st) ? kp_errorf(err, ENOMEM, "%s: out of memory", what) : 0;
+	}
+	elf_end(elf);
+	return ret;
+}
+
+uint64_t elf_segments_offset_to_vaddr(const struct elf_segments *segs, uint64_t off)
+{
+	for (size_t i = 0; i < segs->nr; i++) {
+		const struct elf_segment *s = &segs->segs[i];
+
+		if (off >= s->offset && off - s->offset < s->filesz)
+			return off - s->offset + s->vaddr;
+	}
+	return UINT64_MAX;
+}
+
+void elf_segments_release(struct elf_segments *segs)
+{
+	free(segs->segs);
+	segs->segs = NULL;
+	segs->nr = 0;
+}

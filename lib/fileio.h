@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KVMPROF_FILEIO_H
+#define KVMPROF_FILEIO_H
+
+#include <stddef.h>
+
+#include "err.h"
+
+/* Files larger than this are refused: inputs may come from untrusted guests. */
+#define KP_FILE_MAX (1ULL << 30)
+
+/*
+ * Read a whole file into a malloc'ed, NUL-terminated buffer. Works on files
+ * whose size is not known in advance (/proc, FUSE). Fails with -EFBIG past
+ * @max bytes.
+ */
+int kp_read_file(const char *path, size_t max, char **buf, size_t *len, struct kp_err *err);
+
+#endif

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ELF symbol sources: a vmlinux-like executable and a module-like relocatable
+ * object, both compiled at test time, cross-checked against binutils' nm.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "buildid.h"
+#include "fileio.h"
+#include "symsrc.h"
+
+static char dir[] = "/tmp/kvmprof-elfsyms.XXXXXX";
+
+static const char module_src[] =
+	"static const char modinfo[] __attribute__((section(\".modinfo\"), used)) =\n"
+	"	\"license=GPL\\0name=fakemod\";\n"
+	"__attribute__((section(\".text\"))) int first_fn(int x) { return x + 1; }\n"
+	"__attribute__((section(\".text\"))) int second_fn(int x) { return x * 7; }\n"
+	"__attribute__((section(\".text.unlikely\"), aligned(64))) int cold_fn(int x)\n"
+	"{ return x * 3; }\n"
+	"__attribute__((section(\".init.text\"))) int init_fn(void) { return 0; }\n"
+	"int data_var = 5;\n";
+
+static const char exec_src[] =
+	"void hot_loop(void) { for (;;) __asm__ volatile(\"\"); }\n"
+	"__attribute__((noinline)) static void helper(void) { hot_loop(); }\n"
+	"void _start(void) { helper(); }\n";
+
+static int sh(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+static int setup(void **state)
+{
+	FILE *f;
+
+	if (!mkdtemp(dir))
+		return -1;
+	f = fopen(strcat(strcpy((char[256]){ 0 }, dir), "/mod.c"), "w");
+	fputs(module_src, f);
+	fclose(f);
+	f = fopen(strcat(strcpy((char[256]){ 0 }, dir), "/exec.c"), "w");
+	fputs(exec_src, f);
+	fclose(f);
+	if (sh("cd %s && cc -O1 -fno-pic -fno-asynchronous-unwind-tables -c mod.c -o mod.ko",
+	       dir))
+		return -1;
+	/* A static, non-PIE executable linked at a kernel-like address, with a build-id. */
+	if (sh("cd %s && cc -O1 -fno-pic -no-pie -static -nostdlib -mcmodel=kernel "
+	       "-Wl,--build-id=sha1 -Wl,-Ttext-segment=0xffffffff81000000 exec.c -o vmlinux",
+	       dir))
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	return sh("rm -rf %s", dir);
+}
+
+static struct symtab *load(const char *file, struct kmod_layout *layout)
+{
+	char path[256];
+	struct kp_err err = { 0 };
+	struct symtab *st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if (symsrc_load_file(path, &st, layout, &err))
+		fail_msg("%s", err.msg);
+	return st;
+}
+
+/* Every text symbol nm reports must be in the table at the same address. */
+static void test_vmlinux_matches_nm(void **state)
+{
+	struct symtab *st = load("vmlinux", NULL);
+	char cmd[512], name[256], type;
+	unsigned long long addr;
+	int checked = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm --defined-only %s/vmlinux", dir);
+	p = popen(cmd, "r");
+	while (fscanf(p, "%llx %c %255s", &addr, &type, name) == 3) {
+		const struct ksym *s;
+
+		if (type != 't' && type != 'T')
+			continue;
+		s = symtab_find(st, name);
+		assert_non_null(s);
+		assert_int_equal(s->addr, addr);
+		assert_int_equal(s->type, type);
+		checked++;
+	}
+	pclose(p);
+	assert_true(checked >= 3);
+	assert_true(st->build_id_len == 20);
+	symtab_free(st);
+}
+
+static void test_vmlinux_build_id_matches_readelf(void **state)
+{
+	struct symtab *st = load("vmlinux", NULL);
+	char cmd[512], expect[64] = "", got[41];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "readelf -n %s/vmlinux | sed -n 's/.*Build ID: *//p'", dir);
+	p = popen(cmd, "r");
+	assert_non_null(fgets(expect, sizeof(expect), p));
+	pclose(p);
+	expect[strcspn(expect, "\n")] = '\0';
+	buildid_to_hex(st->build_id, st->build_id_len, got);
+	assert_string_equal(got, expect);
+	symtab_free(st);
+}
+
+static void test_module_layout(void **state)
+{
+	struct kmod_layout layout;
+	struct symtab *st = load("mod.ko", &layout);
+	const struct ksym *first, *second, *cold;
+
+	assert_string_equal(layout.name, "fakemod");
+	first = symtab_find_any(st, "first_fn");
+	second = symtab_find_any(st, "second_fn");
+	cold = symtab_find_any(st, "cold_fn");
+	assert_non_null(first);
+	assert_non_null(second);
+	assert_non_null(cold);
+	assert_string_equal(first->module, "fakemod");
+	/* .text first at the module base, then .text.unlikely, aligned. */
+	assert_int_equal(first->addr, 0);
+	assert_true(second->addr > first->addr);
+	assert_true(cold->addr > second->addr);
+	assert_int_equal(cold->addr % 64, 0);
+	assert_true(cold->addr < layout.text_size);
+	/* Init code is freed after load and data lives elsewhere: neither is text. */
+	assert_null(symtab_find_any(st, "init_fn"));
+	assert_null(symtab_find_any(st, "data_var"));
+	assert_true(layout.core_size >= layout.text_size);
+	kmod_layout_release(&layout);
+	symtab_free(st);
+}
+
+static void test_module_compressed_forms(void **state)
+{
+	static const char *const forms[][2] = {
+		{ "xz -k -f", "mod.ko.xz" },
+		{ "zstd -q -k -f", "mod.ko.zst" },
+		{ "gzip -k -f", "mod.ko.gz" },
+	};
+	struct symtab *plain = load("mod.ko", NULL);
+
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		struct symtab *st;
+
+		assert_int_equal(sh("cd %s && %s mod.ko", dir, forms[i][0]), 0);
+		st = load(forms[i][1], NULL);
+		assert_int_equal(st->nr, plain->nr);
+		for (size_t j = 0; j < st->nr; j++) {
+			assert_int_equal(st->syms[j].addr, plain->syms[j].addr);
+			assert_string_equal(st->syms[j].name, plain->syms[j].name);
+		}
+		symtab_free(st);
+	}
+	symtab_free(plain);
+}
+
+static void test_truncated_elf_fails_cleanly(void **state)
+{
+	char path[256];
+	struct kp_err err = { 0 };
+	char *buf;
+	size_t len;
+	struct symtab *st;
+
+	snprintf(path, sizeof(path), "%s/vmlinux", dir);
+	assert_int_equal(kp_read_file(path, KP_FILE_MAX, &buf, &len, &err), 0);
+	for (size_t cut = 16; cut < len; cut = cut * 2 + 7) {
+		kp_err_clear(&err);
+		if (symsrc_load_buffer(buf, cut, "truncated", &st, NULL, &err) == 0)
+			symtab_free(st);
+		else
+			assert_non_null(strstr(err.msg, "truncated"));
+	}
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_vmlinux_matches_nm),
+		cmocka_unit_test(test_vmlinux_build_id_matches_readelf),
+		cmocka_unit_test(test_module_layout),
+		cmocka_unit_test(test_module_compressed_forms),
+		cmocka_unit_test(test_truncated_elf_fails_cleanly),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

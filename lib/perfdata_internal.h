@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Shared between the perf.data reader's files; not part of the public API. */
+#ifndef KVMPROF_PERFDATA_INTERNAL_H
+#define KVMPROF_PERFDATA_INTERNAL_H
+
+#include "perfdata.h"
+
+/* The evsel a record belongs to: the only one, or the one its id names. */
+const struct pd_evsel *pd_evsel_for(const struct pd_file *f, const uint64_t *words,
+				    size_t nr_words, bool sample);
+
+#endif

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf.data writer. The file is built under a temporary name next to the
+ * target and renamed into place only when complete, so an interrupted or
+ * failed recording never destroys the user's previous perf.data (which is
+ * kept as <name>.old, as perf does).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "perfdata.h"
+
+#define WBUF_SIZE (1 << 20)
+#define NAME_ALIGN 64
+
+struct wfeature {
+	uint8_t *data;
+	size_t len;
+};
+
+struct pd_writer {
+	char *path;
+	char *tmp_path;
+	int fd;
+	struct pd_evsel *evsels;
+	size_t nr_evsels;
+	struct pd_file_header header;
+	uint64_t data_start;
+	uint64_t data_size;
+	uint8_t *buf;
+	size_t buf_len;
+	struct wfeature feats[PD_FEAT_BITS];
+};
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int pd_writer_create(const char *path, struct pd_writer **out, struct kp_err *err)
+{
+	struct pd_writer *w = calloc(1, sizeof(*w));
+
+	*out = NULL;
+	if (!w || !(w->path = strdup(path)) || asprintf(&w->tmp_path, "%s.tmp.%d", path,
+							(int)getpid()) < 0 ||
+	    !(w->buf = malloc(WBUF_SIZE))) {
+		if (w) {
+			free(w->path);
+			free(w->buf);
+		}
+		free(w);
+		return kp_errorf(err, ENOMEM, "%s: out of memory", path);
+	}
+	w->fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (w->fd < 0) {
+		int e = errno;
+
+		free(w->path);
+		free(w->tmp_path);
+		free(w->buf);
+		free(w);
+		return kp_errorf(err, e, "%s: cannot create: %s", path, strerror(e));
+	}
+	*out = w;
+	return 0;
+}
+
+int pd_writer_add_evsel(struct pd_writer *w, const struct perf_event_attr *attr,
+			const char *name, const uint64_t *ids, size_t nr_ids)
+{
+	struct pd_evsel *evsels = realloc(w->evsels, (w->nr_evsels + 1) * sizeof(*evsels));
+	struct pd_evsel *ev;
+
+	if (!evsels)
+		return -ENOMEM;
+	w->evsels = evsels;
+	ev = &evsels[w->nr_evsels];
+	memset(ev, 0, sizeof(*ev));
+	ev->attr = *attr;
+	ev->attr.size = sizeof(ev->attr);
+	snprintf(ev->name, sizeof(ev->name), "%s", name);
+	if (nr_ids) {
+		ev->ids = malloc(nr_ids * sizeof(*ids));
+		if (!ev->ids)
+			return -ENOMEM;
+		memcpy(ev->ids, ids, nr_ids * sizeof(*ids));
+		ev->nr_ids = nr_ids;
+	}
+	w->nr_evsels++;
+	return 0;
+}
+
+static int flush(struct pd_writer *w, struct kp_err *err)
+{
+	int ret = write_all(w->fd, w->buf, w->buf_len);
+
+	if (ret)
+		return kp_errorf(err, -ret, "%s: write: %s", w->path, strerror(-ret));
+	w->buf_len = 0;
+	return 0;
+}
+
+/* Header placeholder, then attrs (each followed by its id section), then ids. */
+int pd_writer_begin_data(struct pd_writer *w, struct kp_err *err)
+{
+	uint64_t attr_size = sizeof(struct perf_event_attr) + sizeof(struct pd_section);
+	uint64_t ids_off = sizeof(struct pd_file_header) + w->nr_evsels * attr_size;
+	uint64_t off = sizeof(struct pd_file_header);
+	int ret;
+
+	if (lseek(w->fd, (off_t)off, SEEK_SET) < 0)
+		return kp_errorf(err, errno, "%s: seek: %s", w->path, strerror(errno));
+	for (size_t i = 0; i < w->nr_evsels; i++) {
+		struct pd_section ids = { ids_off, w->evsels[i].nr_ids * 8 };
+
+		if ((ret = write_all(w->fd, &w->evsels[i].attr, sizeof(w->evsels[i].attr))) ||
+		    (ret = write_all(w->fd, &ids, sizeof(ids))))
+			return kp_errorf(err, -ret, "%s: write: %s", w->path, strerror(-ret));
+		ids_off += ids.size;
+	}
+	for (size_t i = 0; i < w->nr_evsels; i++)
+		if ((ret = write_all(w->fd, w->evsels[i].ids, w->evsels[i].nr_ids * 8)))
+			return kp_errorf(err, -ret, "%s: write: %s", w->path, strerror(-ret));
+	w->header.attr_size = attr_size;
+	w->header.attrs = (struct pd_section){ off, w->nr_evsels * attr_size };
+	w->data_start = ids_off;
+	return 0;
+}
+
+int pd_writer_append(struct pd_writer *w, const void *rec, size_t len, struct kp_err *err)
+{
+	if (w->buf_len + len > WBUF_SIZE && flush(w, err))
+		return -err->code;
+	if (len > WBUF_SIZE) {
+		int ret = write_all(w->fd, rec, len);
+
+		if (ret)
+			return kp_errorf(err, -ret, "%s: write: %s", w->path, strerror(-ret));
+	} else {
+		memcpy(w->buf + w->buf_len, rec, len);
+		w->buf_len += len;
+	}
+	w->data_size += len;
+	return 0;
+}
+
+uint64_t pd_writer_data_size(const struct pd_writer *w)
+{
+	return w->data_size;
+}
+
+static uint8_t *feat_alloc(struct pd_writer *w, int feat, size_t len)
+{
+	struct wfeature *f = &w->feats[feat];
+
+	free(f->data);
+	f->data = calloc(1, len ? len : 1);
+	f->len = f->data ? len : 0;
+	return f->data;
+}
+
+/* perf's string encoding: u32 padded length, then the string padded with NULs. */
+static size_t string_size(const char *s)
+{
+	return 4 + ((strlen(s) + 1 + NAME_ALIGN - 1) / NAME_ALIGN) * NAME_ALIGN;
+}
+
+static uint8_t *put_string(uint8_t *p, const char *s)
+{
+	uint32_t len = (uint32_t)(string_size(s) - 4);
+
+	memcpy(p, &len, 4);
+	memcpy(p + 4, s, strlen(s));
+	return p + 4 + len;
+}
+
+int pd_writer_set_string(struct pd_writer *w, enum pd_feature feat, const char *s)
+{
+	uint8_t *p = feat_alloc(w, feat, string_size(s));
+
+	if (!p)
+		return -ENOMEM;
+	put_string(p, s);
+	return 0;
+}
+
+void pd_writer_set_nrcpus(struct pd_writer *w, uint32_t avail, uint32_t online)
+{
+	uint8_t *p = feat_alloc(w, PD_FEAT_NRCPUS, 8);
+
+	if (!p)
+		return;
+	memcpy(p, &avail, 4);
+	memcpy(p + 4, &online, 4);
+}
+
+int pd_writer_set_cmdline(struct pd_writer *w, int argc, char **argv)
+{
+	size_t len = 4;
+	uint32_t n = (uint32_t)argc;
+	uint8_t *p;
+
+	for (int i = 0; i < argc; i++)
+		len += string_size(argv[i]);
+	p = feat_alloc(w, PD_FEAT_CMDLINE, len);
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, &n, 4);
+	p += 4;
+	for (int i = 0; i < argc; i++)
+		p = put_string(p, argv[i]);
+	return 0;
+}
+
+int pd_writer_set_kvmprof(struct pd_writer *w, const void *blob, size_t len)
+{
+	uint8_t *p = feat_alloc(w, PD_FEAT_KVMPROF, len);
+
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, blob, len);
+	return 0;
+}
+
+static int build_event_desc(struct pd_writer *w)
+{
+	uint32_t nre = (uint32_t)w->nr_evsels, sz = sizeof(struct perf_event_attr);
+	size_t len = 8;
+	uint8_t *p;
+
+	for (size_t i = 0; i < w->nr_evsels; i++)
+		len += sz + 4 + string_size(w->evsels[i].name) + w->evsels[i].nr_ids * 8;
+	p = feat_alloc(w, PD_FEAT_EVENT_DESC, len);
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, &nre, 4);
+	memcpy(p + 4, &sz, 4);
+	p += 8;
+	for (size_t i = 0; i < w->nr_evsels; i++) {
+		uint32_t nr_ids = (uint32_t)w->evsels[i].nr_ids;
+
+		memcpy(p, &w->evsels[i].attr, sz);
+		memcpy(p + sz, &nr_ids, 4);
+		p = put_string(p + sz + 4, w->evsels[i].name);
+		memcpy(p, w->evsels[i].ids, nr_ids * 8);
+		p += nr_ids * 8;
+	}
+	return 0;
+}
+
+/* Feature table right after the data, then each payload, in bit order. */
+static int write_features(struct pd_writer *w, struct kp_err *err)
+{
+	uint64_t off = w->data_start + w->data_size;
+	size_t nr = 0, i = 0;
+	struct pd_section *table;
+	int ret = 0;
+
+	for (int f = 0; f < PD_FEAT_BITS; f++)
+		nr += w->feats[f].data != NULL;
+	table = calloc(nr ? nr : 1, sizeof(*table));
+	if (!table)
+		return kp_errorf(err, ENOMEM, "%s: out of memory", w->path);
+	off += nr * sizeof(*table);
+	for (int f = 0; f < PD_FEAT_BITS; f++) {
+		if (!w->feats[f].data)
+			continue;
+		w->header.features[f / 64] |= 1ULL << (f % 64);
+		table[i++] = (struct pd_section){ off, w->feats[f].len };
+		off += w->feats[f].len;
+	}
+	ret = write_all(w->fd, table, nr * sizeof(*table));
+	for (int f = 0; !ret && f < PD_FEAT_BITS; f++)
+		if (w->feats[f].data)
+			ret = write_all(w->fd, w->feats[f].data, w->feats[f].len);
+	free(table);
+	return ret ? kp_errorf(err, -ret, "%s: write: %s", w->path, strerror(-ret)) : 0;
+}
+
+static int keep_old_file(const char *path, struct kp_err *err)
+{
+	char old[PATH_MAX];
+
+	if (access(path, F_OK))
+		return 0;
+	snprintf(old, sizeof(old), "%s.old", path);
+	if (rename(path, old))
+		return kp_errorf(err, errno, "%s: cannot keep the previous file as %s: %s", path,
+				 old, strerror(errno));
+	return 0;
+}
+
+static int write_header(struct pd_writer *w)
+{
+	struct pd_file_header h = w->header;
+
+	if (lseek(w->fd, 0, SEEK_SET) < 0)
+		return -errno;
+	return write_all(w->fd, &h, sizeof(h));
+}
+
+int pd_writer_finish(struct pd_writer *w, struct kp_err *err)
+{
+	int ret;
+
+	if (flush(w, err) || build_event_desc(w) || write_features(w, err))
+		goto fail;
+	w->header.magic = PD_MAGIC;
+	w->header.size = sizeof(w->header);
+	w->header.data = (struct pd_section){ w->data_start, w->data_size };
+	ret = write_header(w);
+	if (ret || fsync(w->fd)) {
+		kp_errorf(err, errno ? errno : EIO, "%s: write header: %s", w->path,
+			  strerror(errno ? errno : EIO));
+		goto fail;
+	}
+	if (keep_old_file(w->path, err))
+		goto fail;
+	if (rename(w->tmp_path, w->path)) {
+		kp_errorf(err, errno, "%s: %s", w->path, strerror(errno));
+		goto fail;
+	}
+	free(w->tmp_path);
+	w->tmp_path = NULL;
+	pd_writer_abort(w);
+	return 0;
+fail:
+	if (!err || !err->code)
+		kp_errorf(err, ENOMEM, "%s: out of memory", w->path);
+	pd_writer_abort(w);
+	return err ? -err->code : -EIO;
+}
+
+void pd_writer_abort(struct pd_writer *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->tmp_path)
+		unlink(w->tmp_path);
+	for (size_t i = 0; i < w->nr_evsels; i++)
+		free(w->evsels[i].ids);
+	for (int f = 0; f < PD_FEAT_BITS; f++)
+		free(w->feats[f].data);
+	free(w->evsels);
+	free(w->tmp_path);
+	free(w->path);
+	free(w->buf);
+	free(w);
+}

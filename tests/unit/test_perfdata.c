@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/* perf.data writer/reader round trip, and damaged files failing cleanly. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "fileio.h"
+#include "perfdata.h"
+
+static char path[] = "/tmp/kvmprof-pd-XXXXXX";
+
+#define SAMPLE_TYPE                                                                      \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |  \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+
+struct test_sample {
+	struct perf_event_header h;
+	uint64_t id, ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu, res;
+	uint64_t period;
+};
+
+static void write_file(int nr_samples, const char *kvmprof_blob)
+{
+	struct perf_event_attr attr[2] = { 0 };
+	uint64_t ids0[] = { 100, 101 }, ids1[] = { 200, 201 };
+	struct pd_writer *w;
+	struct kp_err err = { 0 };
+	char *argv[] = { "kvmprof", "record", "-a" };
+
+	for (int i = 0; i < 2; i++) {
+		attr[i].type = PERF_TYPE_SOFTWARE;
+		attr[i].config = i ? PERF_COUNT_SW_TASK_CLOCK : PERF_COUNT_SW_CPU_CLOCK;
+		attr[i].sample_type = SAMPLE_TYPE;
+		attr[i].sample_id_all = 1;
+	}
+	assert_int_equal(pd_writer_create(path, &w, &err), 0);
+	assert_int_equal(pd_writer_add_evsel(w, &attr[0], "cpu-clock", ids0, 2), 0);
+	assert_int_equal(pd_writer_add_evsel(w, &attr[1], "task-clock", ids1, 2), 0);
+	assert_int_equal(pd_writer_begin_data(w, &err), 0);
+	for (int i = 0; i < nr_samples; i++) {
+		struct test_sample s = {
+			.h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_GUEST_KERNEL, sizeof(s) },
+			.id = i % 2 ? 201 : 100,
+			.ip = 0xffffffff81000000ULL + (uint64_t)i,
+			.pid = 42,
+			.tid = 43,
+			.time = (uint64_t)i * 1000,
+			.cpu = (uint32_t)i % 4,
+			.period = 250000,
+		};
+
+		assert_int_equal(pd_writer_append(w, &s, sizeof(s), &err), 0);
+	}
+	pd_writer_set_string(w, PD_FEAT_HOSTNAME, "testhost");
+	pd_writer_set_nrcpus(w, 4, 2);
+	pd_writer_set_cmdline(w, 3, argv);
+	if (kvmprof_blob)
+		pd_writer_set_kvmprof(w, kvmprof_blob, strlen(kvmprof_blob));
+	assert_int_equal(pd_writer_finish(w, &err), 0);
+}
+
+static int setup(void **state)
+{
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char old[64];
+
+	snprintf(old, sizeof(old), "%s.old", path);
+	unlink(path);
+	unlink(old);
+	return 0;
+}
+
+static void test_roundtrip(void **state)
+{
+	struct pd_file *f;
+	struct kp_err err = { 0 };
+	const struct perf_event_header *ev;
+	uint64_t pos = 0;
+	int n = 0;
+
+	write_file(1000, "kvmprof-feature 1\nguest 42 web1 slide=1e200000\n");
+	assert_int_equal(pd_open(path, &f, &err), 0);
+	assert_int_equal(f->nr_evsels, 2);
+	assert_string_equal(f->evsels[0].name, "cpu-clock");
+	assert_string_equal(f->evsels[1].name, "task-clock");
+	assert_string_equal(f->hostname, "testhost");
+	assert_int_equal(f->nr_cpus_online, 2);
+	assert_string_equal(f->cmdline, "kvmprof record -a");
+	assert_non_null(f->kvmprof_feature);
+	assert_non_null(memmem(f->kvmprof_feature, f->kvmprof_feature_size, "web1", 4));
+	while (pd_next(f, &pos, &ev, &err) == 1) {
+		struct pd_sample s;
+
+		assert_int_equal(pd_parse_sample(f, ev, &s, &err), 0);
+		assert_int_equal(s.ip, 0xffffffff81000000ULL + (uint64_t)n);
+		assert_int_equal(s.pid, 42);
+		assert_int_equal(s.tid, 43);
+		assert_int_equal(s.cpu, (uint32_t)n % 4);
+		assert_int_equal(s.period, 250000);
+		assert_ptr_equal(s.evsel, &f->evsels[n % 2]);
+		assert_int_equal(s.misc & PERF_RECORD_MISC_CPUMODE_MASK,
+				 PERF_RECORD_MISC_GUEST_KERNEL);
+		n++;
+	}
+	assert_int_equal(err.code, 0);
+	assert_int_equal(n, 1000);
+	pd_close(f);
+}
+
+static void test_previous_file_kept(void **state)
+{
+	char old[64];
+
+	write_file(1, NULL);
+	write_file(2, NULL);
+	snprintf(old, sizeof(old), "%s.old", path);
+	assert_int_equal(access(old, F_OK), 0);
+}
+
+/* Every truncation point must fail with the path named, or parse cleanly. */
+static void test_truncation_never_crashes(void **state)
+{
+	char *buf, cut_path[64];
+	size_t len;
+	struct kp_err err = { 0 };
+
+	write_file(50, "kvmprof-feature 1\n");
+	assert_int_equal(kp_read_file(path, KP_FILE_MAX, &buf, &len, &err), 0);
+	snprintf(cut_path, sizeof(cut_path), "%s.cut", path);
+	for (size_t cut = 0; cut < len; cut += 7) {
+		FILE *out = fopen(cut_path, "w");
+		struct pd_file *f;
+		const struct perf_event_header *ev;
+		uint64_t pos = 0;
+		int ret;
+
+		fwrite(buf, 1, cut, out);
+		fclose(out);
+		kp_err_clear(&err);
+		ret = pd_open(cut_path, &f, &err);
+		if (ret) {
+			assert_non_null(strstr(err.msg, cut_path));
+			continue;
+		}
+		while ((ret = pd_next(f, &pos, &ev, &err)) == 1) {
+			struct pd_sample s;
+
+			pd_parse_sample(f, ev, &s, &err);
+		}
+		pd_close(f);
+	}
+	unlink(cut_path);
+	free(buf);
+}
+
+static void test_bad_record_size_names_offset(void **state)
+{
+	char *buf;
+	size_t len;
+	struct kp_err err = { 0 };
+	struct pd_file *f;
+	const struct perf_event_header *ev;
+	struct pd_file_header h;
+	uint64_t pos = 0;
+	FILE *out;
+	int ret;
+
+	write_file(10, NULL);
+	assert_int_equal(kp_read_file(path, KP_FILE_MAX, &buf, &len, &err), 0);
+	memcpy(&h, buf, sizeof(h));
+	/* Third record: claim a size running past the data section. */
+	((struct perf_event_header *)(buf + h.data.offset + 2 * sizeof(struct test_sample)))
+		->size = 0xfff0;
+	out = fopen(path, "w");
+	fwrite(buf, 1, len, out);
+	fclose(out);
+	assert_int_equal(pd_open(path, &f, &err), 0);
+	while ((ret = pd_next(f, &pos, &ev, &err)) == 1)
+		;
+	assert_int_equal(ret, -EINVAL);
+	assert_non_null(strstr(err.msg, path));
+	assert_non_null(strstr(err.msg, "offset 0x"));
+	pd_close(f);
+	free(buf);
+}
+
+static void test_not_perf_data(void **state)
+{
+	struct pd_file *f;
+	struct kp_err err = { 0 };
+	FILE *out = fopen(path, "w");
+
+	for (int i = 0; i < 100; i++)
+		fputs("not a perf.data file at all\n", out);
+	fclose(out);
+	assert_int_equal(pd_open(path, &f, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "bad magic"));
+	kp_err_clear(&err);
+	assert_int_equal(pd_open("/nonexistent/perf.data", &f, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "/nonexistent/perf.data"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_previous_file_kept),
+		cmocka_unit_test(test_truncation_never_crashes),
+		cmocka_unit_test(test_bad_record_size_names_offset),
+		cmocka_unit_test(test_not_perf_data),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

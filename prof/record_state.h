@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What kvmprof record accumulates while draining the rings. */
+#ifndef KVMPROF_RECORD_STATE_H
+#define KVMPROF_RECORD_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kvmfeat.h"
+#include "perfdata.h"
+#include "synth.h"
+
+#define KVMPROF_VERSION "kvmprof 0.1"
+
+struct record_state {
+	struct pd_writer *writer;
+	struct synth synth;
+	bool want_host;
+	bool want_guest;
+	uint64_t samples;
+	uint64_t guest_samples;
+	uint64_t dropped;	/* filtered out by --host / --guest */
+	uint64_t lost;		/* PERF_RECORD_LOST: samples the kernel could not deliver */
+	uint64_t lost_records;
+	struct kvmfeat guests;	/* QEMU processes seen running guest code */
+	int error;
+	struct kp_err err;
+};
+
+void record_state_init(struct record_state *rs, bool host, bool guest);
+void record_state_set_synth(struct record_state *rs, const struct perf_event_attr *attr);
+int record_state_on_record(void *ctx, const struct perf_event_header *ev);
+int record_state_finish_round(struct record_state *rs);
+/* Name each guest seen and store the table in the kvmprof feature. */
+int record_state_write_guests(struct record_state *rs, struct kp_err *err);
+void record_state_print_summary(const struct record_state *rs, const char *path, FILE *out);
+void record_state_release(struct record_state *rs);
+
+#endif

@@ -32,7 +32,7 @@ WARN    = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototype
 	  -Wno-unused-parameter
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) $(CFLAGS) \
-	     $(SANFLAGS) -Iinclude -Ilib $(PKG_CFLAGS) -MMD -MP
+	     $(SANFLAGS) -Ilib -Iprof $(PKG_CFLAGS) -MMD -MP
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 
 LIB_SRC   := $(sort $(wildcard lib/*.c))

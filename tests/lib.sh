@@ -3,7 +3,7 @@
 set -uo pipefail
 
 REPO=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-BUILD=${BUILD:-$REPO/build}
+BUILD=$(cd "$REPO" && cd "${BUILD:-build}" && pwd)
 KVMPROF=$BUILD/kvmprof
 GUESTFS_MOUNT=$BUILD/guestfs-mount
 export KVMPROF_CACHE=${KVMPROF_CACHE:-/var/cache/kvmprof}

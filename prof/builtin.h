@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The kvmprof commands, one builtin-style file each. */
+#ifndef KVMPROF_BUILTIN_H
+#define KVMPROF_BUILTIN_H
+
+int cmd_symbols(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+#endif

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvmprof report: where the time went, host and guests, from a perf.data
+ * file written by kvmprof record, perf record or perf kvm record.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "builtin.h"
+#include "output.h"
+#include "session.h"
+
+struct report_opts {
+	const char *input;
+	const char *sort;
+	bool host;
+	bool guest;
+	struct symbol_opts sym;
+	struct output_opts out;
+};
+
+static void report_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: kvmprof report [-i FILE] [--stdio] [-s KEYS] [-n] [--percent-limit PCT]\n"
+		"                      [--showcpuutilization] [--host] [--guest]\n"
+		"                      [--kallsyms FILE] [-k VMLINUX] [--guestmount DIR]\n"
+		"                      [--guestkallsyms FILE] [--guestvmlinux FILE]\n"
+		"                      [--guestmodules FILE] [--guest-slide HEX]\n\n"
+		"  -i, --input        perf.data file (default perf.data)\n"
+		"  -s, --sort         keys: comm, pid, dso, sym, guest, vcpu, cpu, cpumode\n"
+		"                     (default comm,dso,sym)\n"
+		"  -n, --show-nr-samples   add a Samples column\n"
+		"      --host/--guest only host or only guest samples (default both)\n"
+		"      --guestmount   guest symbol tree: DIR/<name>/kallsyms (guestfs-mount)\n"
+		"                     or perf's DIR/<qemu-pid>/proc/kallsyms (default %s)\n"
+		"      --guest-slide  KASLR slide of the guest kernel, overriding every other\n"
+		"                     source\n"
+		"      --stdio        text output (the only output; accepted for perf users)\n",
+		DEFAULT_GUESTMOUNT);
+}
+
+static int parse_slide(const char *s, int64_t *slide)
+{
+	bool neg = s[0] == '-';
+	char *end;
+	uint64_t v;
+
+	errno = 0;
+	v = strtoull(s + neg, &end, 16);
+	if (errno || end == s + neg || *end)
+		return -EINVAL;
+	*slide = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
+enum {
+	OPT_STDIO = 256,
+	OPT_HOST,
+	OPT_GUEST,
+	OPT_KALLSYMS,
+	OPT_GUESTMOUNT,
+	OPT_GUESTKALLSYMS,
+	OPT_GUESTVMLINUX,
+	OPT_GUESTMODULES,
+	OPT_GUESTSLIDE,
+	OPT_PERCENT_LIMIT,
+	OPT_CPUUTIL,
+	OPT_NO_HEADER,
+};
+
+static int parse_option(struct report_opts *o, int c, const char *arg)
+{
+	char *end;
+
+	switch (c) {
+	case 'i': o->input = arg; break;
+	case 's': o->sort = arg; break;
+	case 'n': o->out.show_samples = true; break;
+	case 'k': o->sym.vmlinux = arg; break;
+	case OPT_STDIO: break;
+	case OPT_HOST: o->host = true; break;
+	case OPT_GUEST: o->guest = true; break;
+	case OPT_KALLSYMS: o->sym.kallsyms = arg; break;
+	case OPT_GUESTMOUNT: o->sym.guestmount = arg; break;
+	case OPT_GUESTKALLSYMS: o->sym.guestkallsyms = arg; break;
+	case OPT_GUESTVMLINUX: o->sym.guestvmlinux = arg; break;
+	case OPT_GUESTMODULES: o->sym.guestmodules = arg; break;
+	case OPT_CPUUTIL: o->out.cpu_utilization = true; break;
+	case OPT_NO_HEADER: o->out.header = false; break;
+	case OPT_GUESTSLIDE:
+		if (parse_slide(arg, &o->sym.guest_slide))
+			return -EINVAL;
+		o->sym.has_guest_slide = true;
+		break;
+	case OPT_PERCENT_LIMIT:
+		o->out.percent_limit = strtod(arg, &end);
+		if (end == arg || *end || o->out.percent_limit < 0)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_report_args(int argc, char **argv, struct report_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "show-nr-samples", no_argument, NULL, 'n' },
+		{ "vmlinux", required_argument, NULL, 'k' },
+		{ "stdio", no_argument, NULL, OPT_STDIO },
+		{ "host", no_argument, NULL, OPT_HOST },
+		{ "guest", no_argument, NULL, OPT_GUEST },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "guestmount", required_argument, NULL, OPT_GUESTMOUNT },
+		{ "guestkallsyms", required_argument, NULL, OPT_GUESTKALLSYMS },
+		{ "guestvmlinux", required_argument, NULL, OPT_GUESTVMLINUX },
+		{ "guestmodules", required_argument, NULL, OPT_GUESTMODULES },
+		{ "guest-slide", required_argument, NULL, OPT_GUESTSLIDE },
+		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
+		{ "showcpuutilization", no_argument, NULL, OPT_CPUUTIL },
+		{ "no-header", no_argument, NULL, OPT_NO_HEADER },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	o->out.header = true;
+	while ((c = getopt_long(argc, argv, "i:s:nk:h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			report_usage(stdout);
+			exit(0);
+		}
+		if (c == '?' || parse_option(o, c, optarg)) {
+			if (c != '?')
+				fprintf(stderr, "kvmprof report: bad value '%s'\n", optarg);
+			report_usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "kvmprof report: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts o = { 0 };
+	struct session s;
+	struct kp_err err = { 0 };
+	int ret;
+
+	if (parse_report_args(argc, argv, &o))
+		return 2;
+	ret = session_open(&s, o.input ? o.input : "perf.data", o.sort ? o.sort : "comm,dso,sym",
+			   &o.sym, &err);
+	if (!ret) {
+		s.want_host = o.host || !o.guest;
+		s.want_guest = o.guest || !o.host;
+		ret = session_process(&s, &err);
+	}
+	if (ret) {
+		fprintf(stderr, "kvmprof report: %s\n", err.msg);
+		session_close(&s);
+		return 1;
+	}
+	output_report(&s, &o.out, stdout);
+	session_close(&s);
+	return fflush(stdout) ? 1 : 0;
+}

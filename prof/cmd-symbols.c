@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvmprof symbols FILE [--slide=HEX] [--lookup ADDR...]
+ *
+ * Print any supported kernel file's symbol table in /proc/kallsyms format
+ * (nm for kernels), or resolve addresses against it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "buildid.h"
+#include "kallsyms.h"
+#include "symsrc.h"
+
+struct symbols_opts {
+	const char *file;
+	int64_t slide;
+	const char *anchor;	/* NAME=RUNTIME_ADDR to derive the slide */
+	bool info;
+	char **lookups;
+	int nr_lookups;
+};
+
+static void symbols_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: kvmprof symbols FILE [--slide=HEX | --anchor=SYM=ADDR] [--info]\n"
+		"                        [--lookup ADDR...]\n\n"
+		"FILE is /proc/kallsyms text, a System.map, an ELF vmlinux, a kernel module\n"
+		"(.ko, .ko.xz, .ko.zst, .ko.gz) or a compressed kernel image (vmlinuz).\n"
+		"Without --lookup the table is printed in kallsyms format, at runtime\n"
+		"addresses when a slide is given.\n");
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 16);
+	return errno || end == s || *end ? -EINVAL : 0;
+}
+
+static int parse_slide(const char *s, int64_t *slide)
+{
+	bool neg = s[0] == '-';
+	uint64_t v;
+
+	if (parse_u64(s + neg, &v))
+		return -EINVAL;
+	*slide = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct symbols_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "slide", required_argument, NULL, 's' },
+		{ "anchor", required_argument, NULL, 'a' },
+		{ "lookup", no_argument, NULL, 'l' },
+		{ "info", no_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	bool lookup = false;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+s:a:lih", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (parse_slide(optarg, &o->slide)) {
+				fprintf(stderr, "kvmprof symbols: bad --slide '%s'\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'a':
+			o->anchor = optarg;
+			break;
+		case 'l':
+			lookup = true;
+			break;
+		case 'i':
+			o->info = true;
+			break;
+		case 'h':
+			symbols_usage(stdout);
+			exit(0);
+		default:
+			symbols_usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind >= argc) {
+		symbols_usage(stderr);
+		return -EINVAL;
+	}
+	o->file = argv[optind++];
+	/* Addresses may follow --lookup or come after FILE. */
+	if (lookup) {
+		o->lookups = argv + optind;
+		o->nr_lookups = argc - optind;
+	} else if (optind < argc) {
+		fprintf(stderr, "kvmprof symbols: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int apply_anchor(struct symtab *st, const char *anchor)
+{
+	char name[256];
+	const char *eq = strrchr(anchor, '=');
+	struct kp_err err = { 0 };
+	uint64_t runtime;
+	int64_t slide;
+
+	if (!eq || eq == anchor || (size_t)(eq - anchor) >= sizeof(name) ||
+	    parse_u64(eq + 1, &runtime)) {
+		fprintf(stderr, "kvmprof symbols: --anchor wants SYMBOL=HEXADDR, not '%s'\n",
+			anchor);
+		return -EINVAL;
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)(eq - anchor), anchor);
+	if (symtab_slide_from_anchor(st, name, runtime, &slide, &err)) {
+		fprintf(stderr, "kvmprof symbols: %s\n", err.msg);
+		return -EINVAL;
+	}
+	symtab_set_slide(st, slide);
+	return 0;
+}
+
+static void print_info(const struct symtab *st, FILE *out)
+{
+	char hex[2 * KP_BUILD_ID_MAX + 1] = "-";
+
+	if (st->build_id_len)
+		buildid_to_hex(st->build_id, st->build_id_len, hex);
+	fprintf(out, "source: %s\nsymbols: %zu\nbuild-id: %s\n", st->source, st->nr, hex);
+	fprintf(out, "text: %#" PRIx64 "-%#" PRIx64 "\nslide: %#" PRIx64 "\n", st->text_start,
+		st->text_end, (uint64_t)st->slide);
+}
+
+static int print_lookups(const struct symtab *st, char **addrs, int nr)
+{
+	int bad = 0;
+
+	for (int i = 0; i < nr; i++) {
+		const struct ksym *sym;
+		uint64_t addr, off;
+
+		if (parse_u64(addrs[i], &addr)) {
+			fprintf(stderr, "kvmprof symbols: bad address '%s'\n", addrs[i]);
+			bad = 1;
+			continue;
+		}
+		sym = symtab_lookup(st, addr, &off);
+		if (!sym)
+			printf("%016" PRIx64 " [unknown]\n", addr);
+		else if (sym->module)
+			printf("%016" PRIx64 " %s+%#" PRIx64 " [%s]\n", addr, sym->name, off,
+			       sym->module);
+		else
+			printf("%016" PRIx64 " %s+%#" PRIx64 "\n", addr, sym->name, off);
+	}
+	return bad;
+}
+
+int cmd_symbols(int argc, char **argv)
+{
+	struct symbols_opts o = { 0 };
+	struct kp_err err = { 0 };
+	struct symtab *st;
+	int ret;
+
+	if (parse_args(argc, argv, &o))
+		return 2;
+	if (symsrc_load_file(o.file, &st, NULL, &err)) {
+		fprintf(stderr, "kvmprof symbols: %s\n", err.msg);
+		return 1;
+	}
+	symtab_set_slide(st, o.slide);
+	ret = o.anchor ? apply_anchor(st, o.anchor) : 0;
+	if (!ret && o.info)
+		print_info(st, stdout);
+	else if (!ret && o.nr_lookups)
+		ret = print_lookups(st, o.lookups, o.nr_lookups);
+	else if (!ret)
+		ret = kallsyms_write(st, stdout);
+	symtab_free(st);
+	if (fflush(stdout) || ret < 0)
+		return 1;
+	return ret ? 1 : 0;
+}

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "hist.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const key_names[SORT__MAX] = {
+	[SORT_COMM] = "comm",	[SORT_PID] = "pid",   [SORT_DSO] = "dso",
+	[SORT_SYM] = "sym",	[SORT_GUEST] = "guest", [SORT_VCPU] = "vcpu",
+	[SORT_CPU] = "cpu",	[SORT_CPUMODE] = "cpumode",
+};
+
+const char *sort_key_name(enum sort_key key)
+{
+	return key_names[key];
+}
+
+char level_char(enum cpumode_level level)
+{
+	static const char chars[LEVEL__MAX] = { 'k', '.', 'g', 'u', 'H' };
+
+	return chars[level];
+}
+
+const char *level_name(enum cpumode_level level)
+{
+	static const char *const names[LEVEL__MAX] = { "kernel", "user", "guest-kernel",
+						       "guest-user", "hypervisor" };
+
+	return names[level];
+}
+
+static int parse_key(const char *name, enum sort_key *key)
+{
+	for (int k = 0; k < SORT__MAX; k++)
+		if (!strcmp(name, key_names[k])) {
+			*key = (enum sort_key)k;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int hists_init(struct hists *h, const char *sort_spec, struct kp_err *err)
+{
+	char *spec = strdup(sort_spec), *save = NULL, *tok;
+
+	memset(h, 0, sizeof(*h));
+	hashmap_init(&h->index);
+	if (!spec)
+		return kp_errorf(err, ENOMEM, "out of memory");
+	for (tok = strtok_r(spec, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		enum sort_key key;
+
+		if (parse_key(tok, &key)) {
+			kp_errorf(err, EINVAL,
+				  "unknown sort key '%s' (keys: comm, pid, dso, sym, guest, "
+				  "vcpu, cpu, cpumode)",
+				  tok);
+			free(spec);
+			return -EINVAL;
+		}
+		if (!hists_has_key(h, key))
+			h->keys[h->nr_keys++] = key;
+	}
+	free(spec);
+	if (!h->nr_keys)
+		return kp_errorf(err, EINVAL, "empty sort key list");
+	return 0;
+}
+
+bool hists_has_key(const struct hists *h, enum sort_key key)
+{
+	for (size_t i = 0; i < h->nr_keys; i++)
+		if (h->keys[i] == key)
+			return true;
+	return false;
+}
+
+void hists_release(struct hists *h)
+{
+	for (size_t i = 0; i < h->index.cap; i++)
+		if (h->index.keys[i])
+			free(h->index.vals[i]);
+	hashmap_release(&h->index);
+	for (size_t i = 0; i < h->nr_entries; i++)
+		free(h->entries[i]);
+	free(h->entries);
+	memset(h, 0, sizeof(*h));
+}
+
+/* Keep only the fields the sort keys look at, so equal rows share an entry. */
+static void mask_key(const struct hists *h, const struct hist_key *in, struct hist_key *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->vcpu = out->cpu = out->pid = -1;
+	out->level = -1;
+	for (size_t i = 0; i < h->nr_keys; i++) {
+		switch (h->keys[i]) {
+		case SORT_COMM:
+			out->comm = in->comm;
+			break;
+		case SORT_PID:
+			out->pid = in->pid;
+			out->comm = in->comm;
+			break;
+		case SORT_DSO:
+			out->dso = in->dso;
+			break;
+		case SORT_SYM:
+			/* perf's sym column shows the level and, when unresolved, the address. */
+			out->sym = in->sym;
+			out->level = in->level;
+			out->addr = in->sym ? 0 : in->addr;
+			break;
+		case SORT_GUEST:
+			out->guest = in->guest;
+			break;
+		case SORT_VCPU:
+			out->vcpu = in->vcpu;
+			break;
+		case SORT_CPU:
+			out->cpu = in->cpu;
+			break;
+		case SORT_CPUMODE:
+			out->level = in->level;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static bool same_key(const struct hist_key *a, const struct hist_key *b)
+{
+	return a->comm == b->comm && a->pid == b->pid && a->dso == b->dso &&
+	       a->sym == b->sym && a->addr == b->addr && a->guest == b->guest &&
+	       a->vcpu == b->vcpu && a->cpu == b->cpu && a->level == b->level;
+}
+
+static uint64_t key_hash(const struct hist_key *k)
+{
+	uint64_t v[] = { (uintptr_t)k->comm, (uint64_t)k->pid, (uintptr_t)k->dso,
+			 (uintptr_t)k->sym, k->addr, (uintptr_t)k->guest,
+			 (uint64_t)k->vcpu << 32 | (uint32_t)k->cpu, (uint64_t)k->level };
+
+	return hash_bytes(v, sizeof(v));
+}
+
+static struct hist_entry *new_entry(struct hists *h, const struct hist_key *k)
+{
+	struct hist_entry *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	if (h->nr_entries == h->alloc) {
+		size_t alloc = h->alloc ? h->alloc * 2 : 256;
+		struct hist_entry **p = realloc(h->entries, alloc * sizeof(*p));
+
+		if (!p) {
+			free(e);
+			return NULL;
+		}
+		h->entries = p;
+		h->alloc = alloc;
+	}
+	e->key = *k;
+	h->entries[h->nr_entries++] = e;
+	return e;
+}
+
+/* Index buckets are NULL-terminated arrays of entries sharing a hash. */
+static struct hist_entry *find_or_add(struct hists *h, const struct hist_key *k)
+{
+	uint64_t hash = key_hash(k);
+	struct hist_entry **list = hashmap_get(&h->index, hash), **grown, *e;
+	size_t n = 0;
+
+	for (; list && list[n]; n++)
+		if (same_key(&list[n]->key, k))
+			return list[n];
+	e = new_entry(h, k);
+	if (!e)
+		return NULL;
+	grown = realloc(list, (n + 2) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	grown[n] = e;
+	grown[n + 1] = NULL;
+	return hashmap_put(&h->index, hash, grown) ? NULL : e;
+}
+
+int hists_add(struct hists *h, const struct hist_key *key, uint64_t period)
+{
+	struct hist_key k;
+	struct hist_entry *e;
+
+	mask_key(h, key, &k);
+	e = find_or_add(h, &k);
+	if (!e)
+		return -ENOMEM;
+	e->period += period;
+	e->samples++;
+	e->level_period[key->level] += period;
+	h->total_period += period;
+	h->total_samples++;
+	h->level_period[key->level] += period;
+	return 0;
+}
+
+static int cmp_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static int entry_cmp(const void *pa, const void *pb)
+{
+	const struct hist_entry *a = *(const struct hist_entry *const *)pa;
+	const struct hist_entry *b = *(const struct hist_entry *const *)pb;
+	int c;
+
+	if (a->period != b->period)
+		return a->period > b->period ? -1 : 1;
+	c = cmp_str(a->key.sym ? a->key.sym->name : NULL, b->key.sym ? b->key.sym->name : NULL);
+	if (c)
+		return c;
+	c = cmp_str(a->key.comm, b->key.comm);
+	if (c)
+		return c;
+	c = cmp_str(a->key.dso ? a->key.dso->name : NULL, b->key.dso ? b->key.dso->name : NULL);
+	if (c)
+		return c;
+	if (a->key.addr != b->key.addr)
+		return a->key.addr < b->key.addr ? -1 : 1;
+	if (a->key.pid != b->key.pid)
+		return a->key.pid < b->key.pid ? -1 : 1;
+	if (a->key.cpu != b->key.cpu)
+		return a->key.cpu < b->key.cpu ? -1 : 1;
+	if (a->key.vcpu != b->key.vcpu)
+		return a->key.vcpu < b->key.vcpu ? -1 : 1;
+	return a->key.level - b->key.level;
+}
+
+void hists_sort(struct hists *h)
+{
+	qsort(h->entries, h->nr_entries, sizeof(*h->entries), entry_cmp);
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Histogram of resolved samples, bucketed by the selected sort keys, as
+ * perf report's hists: one entry per distinct key, with the period summed
+ * overall and per CPU mode.
+ */
+#ifndef KVMPROF_HIST_H
+#define KVMPROF_HIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hashmap.h"
+#include "machine.h"
+
+enum sort_key {
+	SORT_COMM,
+	SORT_PID,
+	SORT_DSO,
+	SORT_SYM,
+	SORT_GUEST,
+	SORT_VCPU,
+	SORT_CPU,
+	SORT_CPUMODE,
+	SORT__MAX,
+};
+
+/* Where a sample ran, in the terms of perf's [k] [.] [g] [u] levels. */
+enum cpumode_level {
+	LEVEL_KERNEL,		/* [k] host kernel */
+	LEVEL_USER,		/* [.] host user */
+	LEVEL_GUEST_KERNEL,	/* [g] */
+	LEVEL_GUEST_USER,	/* [u] */
+	LEVEL_HYPERVISOR,	/* [H] */
+	LEVEL__MAX,
+};
+
+char level_char(enum cpumode_level level);
+const char *level_name(enum cpumode_level level);
+
+/* A resolved sample: what the sort keys can see. */
+struct hist_key {
+	const char *comm;
+	int pid;
+	const struct dso *dso;		/* NULL: [unknown] */
+	const struct ksym *sym;		/* NULL: unresolved, shown as the address */
+	uint64_t addr;			/* the ip, kept only when unresolved */
+	const struct machine *guest;	/* NULL for host samples */
+	int vcpu;			/* -1 unknown */
+	int cpu;
+	int level;
+};
+
+struct hist_entry {
+	struct hist_key key;
+	uint64_t period;
+	uint64_t samples;
+	uint64_t level_period[LEVEL__MAX];
+};
+
+struct hists {
+	enum sort_key keys[SORT__MAX];
+	size_t nr_keys;
+	struct hashmap index;		/* hash of the masked key -> entry list */
+	struct hist_entry **entries;	/* for sorting and output */
+	size_t nr_entries;
+	size_t alloc;
+	uint64_t total_period;
+	uint64_t total_samples;
+	uint64_t level_period[LEVEL__MAX];
+};
+
+/* Parse "comm,dso,sym": unknown keys fail with a message naming them. */
+int hists_init(struct hists *h, const char *sort_spec, struct kp_err *err);
+void hists_release(struct hists *h);
+int hists_add(struct hists *h, const struct hist_key *key, uint64_t period);
+/* Sort entries by period, heaviest first (ties broken by key for stable output). */
+void hists_sort(struct hists *h);
+bool hists_has_key(const struct hists *h, enum sort_key key);
+const char *sort_key_name(enum sort_key key);
+
+#endif

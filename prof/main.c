@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvmprof: a profiler for KVM hosts that names guest kernel addresses.
+ * This file only dispatches to the commands.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "builtin.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "record", cmd_record, "sample host and guests into a perf.data file" },
+	{ "report", cmd_report, "show where the time went, guest functions named" },
+	{ "symbols", cmd_symbols, "print or look up any kernel file's symbol table" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: kvmprof COMMAND [ARGS]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(out, "\nkvmprof COMMAND --help shows a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "kvmprof: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "output.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CELL_MAX 512
+
+void sanitize(const char *in, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (; in && *in && n + 1 < size; in++) {
+		unsigned char c = (unsigned char)*in;
+
+		/* Terminal escapes and control bytes in guest-chosen names stop here. */
+		out[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	out[n] = '\0';
+}
+
+static const char *dso_label(const struct hist_entry *e)
+{
+	return e->key.dso ? e->key.dso->short_name : "[unknown]";
+}
+
+/* One cell of the sort-key columns, as perf prints it. */
+static void cell(const struct hist_entry *e, enum sort_key key, char *buf, size_t size)
+{
+	char raw[CELL_MAX];
+	const struct hist_key *k = &e->key;
+
+	switch (key) {
+	case SORT_COMM:
+		snprintf(raw, sizeof(raw), "%s", k->comm ? k->comm : ":unknown");
+		break;
+	case SORT_PID:
+		snprintf(raw, sizeof(raw), "%7d:%s", k->pid, k->comm ? k->comm : "");
+		break;
+	case SORT_DSO:
+		snprintf(raw, sizeof(raw), "%s", dso_label(e));
+		break;
+	case SORT_SYM:
+		if (k->sym)
+			snprintf(raw, sizeof(raw), "[%c] %s", level_char(k->level), k->sym->name);
+		else
+			snprintf(raw, sizeof(raw), "[%c] 0x%016" PRIx64, level_char(k->level),
+				 k->addr);
+		break;
+	case SORT_GUEST:
+		if (k->guest)
+			snprintf(raw, sizeof(raw), "%s (pid %d)", k->guest->name, k->guest->pid);
+		else
+			snprintf(raw, sizeof(raw), "host");
+		break;
+	case SORT_VCPU:
+		if (k->vcpu >= 0)
+			snprintf(raw, sizeof(raw), "%d", k->vcpu);
+		else
+			snprintf(raw, sizeof(raw), "-");
+		break;
+	case SORT_CPU:
+		snprintf(raw, sizeof(raw), "%03d", k->cpu);
+		break;
+	case SORT_CPUMODE:
+		snprintf(raw, sizeof(raw), "%s", level_name(k->level));
+		break;
+	default:
+		raw[0] = '\0';
+	}
+	sanitize(raw, buf, size);
+}
+
+static const char *const headers[SORT__MAX] = {
+	[SORT_COMM] = "Command",   [SORT_PID] = "Pid:Command",	 [SORT_DSO] = "Shared Object",
+	[SORT_SYM] = "Symbol",	   [SORT_GUEST] = "Guest",	 [SORT_VCPU] = "vCPU",
+	[SORT_CPU] = "CPU",	   [SORT_CPUMODE] = "Mode",
+};
+
+static double pct(uint64_t part, uint64_t total)
+{
+	return total ? 100.0 * (double)part / (double)total : 0.0;
+}
+
+static bool shown(const struct hist_entry *e, const struct hists *h, const struct output_opts *o)
+{
+	return pct(e->period, h->total_period) >= o->percent_limit;
+}
+
+static void widths(const struct hists *h, const struct output_opts *o, int *w)
+{
+	char buf[CELL_MAX];
+
+	for (size_t i = 0; i < h->nr_keys; i++) {
+		w[i] = (int)strlen(headers[h->keys[i]]);
+		for (size_t j = 0; j < h->nr_entries; j++) {
+			if (!shown(h->entries[j], h, o))
+				continue;
+			cell(h->entries[j], h->keys[i], buf, sizeof(buf));
+			if ((int)strlen(buf) > w[i])
+				w[i] = (int)strlen(buf);
+		}
+	}
+}
+
+static void dots(FILE *out, int n)
+{
+	for (int i = 0; i < n; i++)
+		fputc('.', out);
+}
+
+static void column_header(const struct hists *h, const struct output_opts *o, const int *w,
+			  FILE *out)
+{
+	fprintf(out, "# Overhead");
+	if (o->show_samples)
+		fprintf(out, "       Samples");
+	if (o->cpu_utilization)
+		fprintf(out, "       sys       usr  guest sys  guest usr");
+	for (size_t i = 0; i < h->nr_keys; i++)
+		fprintf(out, "  %-*s", i + 1 < h->nr_keys ? w[i] : 0, headers[h->keys[i]]);
+	fprintf(out, "\n# ........");
+	if (o->show_samples)
+		fprintf(out, "  ............");
+	if (o->cpu_utilization)
+		fprintf(out, "  ........  ........  .........  .........");
+	for (size_t i = 0; i < h->nr_keys; i++) {
+		fprintf(out, "  ");
+		dots(out, w[i]);
+	}
+	fprintf(out, "\n#\n");
+}
+
+static void row(const struct hist_entry *e, const struct hists *h, const struct output_opts *o,
+		const int *w, FILE *out)
+{
+	char buf[CELL_MAX];
+
+	fprintf(out, "  %7.2f%%", pct(e->period, h->total_period));
+	if (o->show_samples)
+		fprintf(out, "  %12" PRIu64, e->samples);
+	if (o->cpu_utilization)
+		fprintf(out, "  %7.2f%%  %7.2f%%  %8.2f%%  %8.2f%%",
+			pct(e->level_period[LEVEL_KERNEL], h->total_period),
+			pct(e->level_period[LEVEL_USER], h->total_period),
+			pct(e->level_period[LEVEL_GUEST_KERNEL], h->total_period),
+			pct(e->level_period[LEVEL_GUEST_USER], h->total_period));
+	for (size_t i = 0; i < h->nr_keys; i++) {
+		cell(e, h->keys[i], buf, sizeof(buf));
+		if (i + 1 < h->nr_keys)
+			fprintf(out, "  %-*s", w[i], buf);
+		else
+			fprintf(out, "  %s", buf);
+	}
+	fputc('\n', out);
+}
+
+static void guest_header(const struct session *s, FILE *out)
+{
+	const struct machines *ms = &s->machines;
+	char name[GUEST_NAME_MAX * 2], src[600];
+
+	if (!ms->nr_guests)
+		return;
+	fprintf(out, "# Guests:\n");
+	for (size_t i = 0; i < ms->nr_guests; i++) {
+		const struct machine *m = ms->guests[i];
+
+		sanitize(m->name, name, sizeof(name));
+		sanitize(session_guest_symbol_source(m), src, sizeof(src));
+		fprintf(out, "#   pid %d, guest %s, %" PRIu64 " samples\n", m->pid, name,
+			m->samples);
+		fprintf(out, "#     kernel symbols: %s\n", src);
+		if (m->slide_known)
+			fprintf(out, "#     slide: %s%#" PRIx64 " (from %s)\n", m->slide < 0 ? "-" : "",
+				m->slide < 0 ? -(uint64_t)m->slide : (uint64_t)m->slide,
+				m->slide_source);
+		else
+			fprintf(out, "#     slide: unknown (no guest context, kernel map record or "
+				     "--guest-slide): only unrelocated addresses resolve\n");
+	}
+	fprintf(out, "#\n");
+}
+
+static void file_header(const struct session *s, FILE *out)
+{
+	const struct pd_file *f = s->file;
+
+	fprintf(out, "# kvmprof report of %s\n", f->path);
+	if (f->hostname[0])
+		fprintf(out, "# hostname: %s, os release: %s, arch: %s, cpus: %u online\n",
+			f->hostname, f->osrelease, f->arch, f->nr_cpus_online);
+	if (f->cmdline[0])
+		fprintf(out, "# cmdline: %s\n", f->cmdline);
+	fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", s->lost);
+	guest_header(s, out);
+}
+
+static void event_section(const struct session *s, size_t idx, const struct output_opts *o,
+			  FILE *out)
+{
+	const struct hists *h = &s->hists[idx];
+	int w[SORT__MAX];
+
+	widths(h, o, w);
+	if (o->header) {
+		fprintf(out, "# Samples: %" PRIu64 " of event '%s'\n", h->total_samples,
+			s->file->evsels[idx].name);
+		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", h->total_period);
+		column_header(h, o, w, out);
+	}
+	for (size_t i = 0; i < h->nr_entries; i++)
+		if (shown(h->entries[i], h, o))
+			row(h->entries[i], h, o, w, out);
+	fputc('\n', out);
+}
+
+void output_report(const struct session *s, const struct output_opts *o, FILE *out)
+{
+	if (o->header)
+		file_header(s, out);
+	for (size_t i = 0; i < s->file->nr_evsels; i++)
+		if (s->hists[i].total_samples || s->file->nr_evsels == 1)
+			event_section(s, i, o, out);
+}

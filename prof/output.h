@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* perf-style --stdio output of a session's histograms. */
+#ifndef KVMPROF_OUTPUT_H
+#define KVMPROF_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "session.h"
+
+struct output_opts {
+	bool show_samples;		/* -n */
+	bool cpu_utilization;		/* --showcpuutilization */
+	double percent_limit;		/* --percent-limit */
+	bool header;			/* the '#' header lines */
+};
+
+void output_report(const struct session *s, const struct output_opts *o, FILE *out);
+
+/* Copy @in to @out, replacing control and escape bytes: names come from guests. */
+void sanitize(const char *in, char *out, size_t size);
+
+#endif

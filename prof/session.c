@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "session.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "symsrc.h"
+
+int session_open(struct session *s, const char *path, const char *sort,
+		 const struct symbol_opts *sopts, struct kp_err *err)
+{
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->sopts = sopts;
+	s->want_host = s->want_guest = true;
+	ret = pd_open(path, &s->file, err);
+	if (ret)
+		return ret;
+	/* The idle task has no /proc entry to synthesize a COMM from; perf names it so. */
+	if (machines_init(&s->machines) ||
+	    machine_set_comm(&s->machines, &s->machines.host, 0, 0, "swapper"))
+		return kp_errorf(err, ENOMEM, "out of memory");
+	s->hists = calloc(s->file->nr_evsels, sizeof(*s->hists));
+	if (!s->hists)
+		return kp_errorf(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < s->file->nr_evsels; i++) {
+		ret = hists_init(&s->hists[i], sort, err);
+		if (ret)
+			return ret;
+	}
+	if (s->file->kvmprof_feature) {
+		ret = kvmfeat_decode(s->file->kvmprof_feature, s->file->kvmprof_feature_size,
+				     path, &s->kvmfeat, err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void session_close(struct session *s)
+{
+	if (s->hists)
+		for (size_t i = 0; s->file && i < s->file->nr_evsels; i++)
+			hists_release(&s->hists[i]);
+	free(s->hists);
+	free(s->modules);
+	machines_release(&s->machines);
+	kvmfeat_release(&s->kvmfeat);
+	pd_close(s->file);
+	memset(s, 0, sizeof(*s));
+}
+
+static bool file_exists(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* Load @path into @m's kernel DSO; on failure keep the reason for the header. */
+static bool load_kernel_table(struct machine *m, const char *path)
+{
+	struct kp_err err = { 0 };
+	struct symtab *st;
+
+	if (symsrc_load_file(path, &st, NULL, &err)) {
+		free(m->kernel->error);
+		m->kernel->error = strdup(err.msg);
+		return false;
+	}
+	dso_set_symtab(m->kernel, st);
+	return true;
+}
+
+static void load_host_kernel(struct session *s)
+{
+	struct machine *m = &s->machines.host;
+	const char *path = s->sopts->vmlinux ? s->sopts->vmlinux
+			   : s->sopts->kallsyms ? s->sopts->kallsyms
+						: "/proc/kallsyms";
+
+	s->host_kernel_tried = true;
+	m->kernel->tried = true;
+	if (load_kernel_table(m, path))
+		snprintf(s->host_kernel_source, sizeof(s->host_kernel_source), "%s", path);
+	machine_place_kernel(m);
+}
+
+/* Candidate symbol files for a guest, most specific first. */
+static int guest_table_candidates(const struct session *s, const struct machine *m,
+				  char paths[][512], int max)
+{
+	const struct symbol_opts *o = s->sopts;
+	const char *mounts[2] = { o->guestmount, o->guestmount ? NULL : DEFAULT_GUESTMOUNT };
+	int n = 0;
+
+	if (o->guestvmlinux && n < max)
+		snprintf(paths[n++], 512, "%s", o->guestvmlinux);
+	if (o->guestkallsyms && n < max)
+		snprintf(paths[n++], 512, "%s", o->guestkallsyms);
+	for (int i = 0; i < 2 && mounts[i]; i++) {
+		if (strcmp(m->name, "-") && n < max)
+			snprintf(paths[n++], 512, "%s/%s/kallsyms", mounts[i], m->name);
+		if (n < max)
+			snprintf(paths[n++], 512, "%s/%d/proc/kallsyms", mounts[i], m->pid);
+		if (n < max)
+			snprintf(paths[n++], 512, "%s/by-pid/%d/proc/kallsyms", mounts[i], m->pid);
+	}
+	return n;
+}
+
+/* perf's layout serves a running guest's /proc/kallsyms: runtime addresses. */
+static bool is_runtime_table(const char *path)
+{
+	size_t len = strlen(path);
+
+	return len >= 15 && !strcmp(path + len - 15, "/proc/kallsyms");
+}
+
+static void place_guest(struct session *s, struct machine *m, const char *path)
+{
+	const struct kvmfeat_guest *g = kvmfeat_find(&s->kvmfeat, m->pid);
+
+	if (s->sopts->has_guest_slide) {
+		m->slide = s->sopts->guest_slide;
+		m->slide_known = true;
+		snprintf(m->slide_source, sizeof(m->slide_source), "--guest-slide");
+		return;
+	}
+	if (g && g->has_slide) {
+		m->slide = g->slide;
+		m->slide_known = true;
+		snprintf(m->slide_source, sizeof(m->slide_source), "%s",
+			 g->slide_source[0] ? g->slide_source : "recorded");
+		return;
+	}
+	machine_place_kernel(m);
+	if (!m->slide_known && is_runtime_table(path)) {
+		m->slide_known = true;
+		snprintf(m->slide_source, sizeof(m->slide_source), "runtime kallsyms");
+	}
+}
+
+static void load_guest_kernel(struct session *s, struct machine *m)
+{
+	char paths[8][512];
+	int n = guest_table_candidates(s, m, paths, 8);
+
+	m->kernel->tried = true;
+	for (int i = 0; i < n; i++) {
+		/* Explicit files must exist; the usual places are only probed. */
+		bool explicit_file = i < !!s->sopts->guestvmlinux + !!s->sopts->guestkallsyms;
+
+		if (!explicit_file && !file_exists(paths[i]))
+			continue;
+		if (load_kernel_table(m, paths[i])) {
+			place_guest(s, m, paths[i]);
+			return;
+		}
+		if (explicit_file)
+			return;
+	}
+	if (!m->kernel->error) {
+		char msg[600];
+
+		snprintf(msg, sizeof(msg), "no symbol file found (tried %s%s)",
+			 n ? paths[0] : "nothing", n > 1 ? " and others" : "");
+		m->kernel->error = strdup(msg);
+	}
+}
+
+const char *session_guest_symbol_source(const struct machine *m)
+{
+	if (m->kernel && m->kernel->symtab)
+		return m->kernel->symtab->source;
+	if (m->kernel && m->kernel->error)
+		return m->kernel->error;
+	return "not loaded";
+}
+
+static struct machine *guest_machine(struct session *s, int pid)
+{
+	struct machine *m = machines_guest(&s->machines, pid);
+	const struct kvmfeat_guest *g;
+
+	if (m && !strcmp(m->name, "-")) {
+		g = kvmfeat_find(&s->kvmfeat, pid);
+		if (g)
+			snprintf(m->name, sizeof(m->name), "%s", g->name);
+	}
+	return m;
+}
+
+static int level_of(uint16_t misc)
+{
+	switch (misc & PERF_RECORD_MISC_CPUMODE_MASK) {
+	case PERF_RECORD_MISC_KERNEL:
+		return LEVEL_KERNEL;
+	case PERF_RECORD_MISC_USER:
+		return LEVEL_USER;
+	case PERF_RECORD_MISC_GUEST_KERNEL:
+		return LEVEL_GUEST_KERNEL;
+	case PERF_RECORD_MISC_GUEST_USER:
+		return LEVEL_GUEST_USER;
+	case PERF_RECORD_MISC_HYPERVISOR:
+		return LEVEL_HYPERVISOR;
+	default:
+		return LEVEL_USER;
+	}
+}
+
+/* QEMU names its vCPU threads "CPU <n>/KVM". */
+static int vcpu_from_comm(const char *comm)
+{
+	int n;
+
+	if (comm && sscanf(comm, "CPU %d/KVM", &n) == 1)
+		return n;
+	return -1;
+}
+
+static const struct ksym *kernel_lookup(struct machine *m, uint64_t ip, const struct dso **dso)
+{
+	struct symtab *st = m->kernel->symtab;
+
+	*dso = m->kernel;
+	if (!st)
+		return NULL;
+	/* Without a known slide only an unrelocated kernel resolves: never guess. */
+	st->slide = m->slide_known ? m->slide : 0;
+	if (!m->slide_known && !symtab_in_text(st, ip))
+		return NULL;
+	return symtab_lookup(st, ip, NULL);
+}
+
+static const struct ksym *guest_module_lookup(struct session *s, uint64_t ip,
+					      const struct dso **dso)
+{
+	for (size_t i = 0; i < s->nr_modules; i++)
+		if (ip >= s->modules[i].start && ip < s->modules[i].end) {
+			*dso = s->modules[i].dso;
+			return NULL;
+		}
+	return NULL;
+}
+
+static void resolve_guest(struct session *s, struct machine *m, uint64_t ip,
+			  struct hist_key *k)
+{
+	const struct dso *dso = NULL;
+
+	if (!m->kernel->tried)
+		load_guest_kernel(s, m);
+	k->sym = kernel_lookup(m, ip, &dso);
+	k->dso = dso;
+	/* A module sample falls past the core kernel's text. */
+	if (k->sym && m->kernel->symtab && !k->sym->module &&
+	    !symtab_in_text(m->kernel->symtab, ip - (uint64_t)m->kernel->symtab->slide) &&
+	    m->kernel->symtab->text_end) {
+		k->sym = NULL;
+		guest_module_lookup(s, ip, &k->dso);
+	}
+}
+
+static void resolve_host(struct session *s, const struct pd_sample *ps, struct hist_key *k)
+{
+	struct machine *host = &s->machines.host;
+	const struct map *map;
+	const struct dso *dso = NULL;
+
+	if (k->level == LEVEL_KERNEL) {
+		if (!s->host_kernel_tried)
+			load_host_kernel(s);
+		k->sym = kernel_lookup(host, ps->ip, &dso);
+		k->dso = dso;
+		return;
+	}
+	map = machine_find_map(host, (int)ps->pid, ps->ip);
+	if (!map)
+		return;
+	k->dso = map->dso;
+	k->sym = dso_lookup_user(map->dso, ps->ip - map->start + map->pgoff, NULL);
+	/* perf shows an unresolved user address relative to its object. */
+	if (!k->sym)
+		k->addr = ps->ip - map->start + map->pgoff;
+}
+
+static int on_sample(struct session *s, const struct perf_event_header *ev, struct kp_err *err)
+{
+	struct pd_sample ps;
+	struct hist_key k = { 0 };
+	struct thread *t;
+	struct machine *m;
+	int ret = pd_parse_sample(s->file, ev, &ps, err);
+
+	if (ret)
+		return ret;
+	k.level = level_of(ps.misc);
+	k.pid = (int)ps.pid;
+	k.cpu = (int)ps.cpu;
+	k.vcpu = -1;
+	k.addr = ps.ip;
+	m = &s->machines.host;
+	t = machine_thread(&s->machines, m, (int)ps.pid, (int)ps.tid);
+	k.comm = t && t->comm ? t->comm : machines_intern(&s->machines, ":unknown");
+	if (k.level == LEVEL_GUEST_KERNEL || k.level == LEVEL_GUEST_USER) {
+		if (!s->want_guest)
+			goto filtered;
+		m = guest_machine(s, (int)ps.pid);
+		if (!m)
+			return kp_errorf(err, ENOMEM, "out of memory");
+		k.guest = m;
+		k.vcpu = vcpu_from_comm(k.comm);
+		if (k.level == LEVEL_GUEST_KERNEL)
+			resolve_guest(s, m, ps.ip, &k);
+	} else {
+		if (!s->want_host)
+			goto filtered;
+		resolve_host(s, &ps, &k);
+	}
+	m->samples++;
+	s->samples++;
+	return hists_add(&s->hists[ps.evsel - s->file->evsels], &k, ps.period)
+		       ? kp_errorf(err, ENOMEM, "out of memory")
+		       : 0;
+filtered:
+	s->filtered++;
+	return 0;
+}
+
+struct mmap_body {
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t start;
+	uint64_t len;
+	uint64_t pgoff;
+};
+
+/* "[kernel.kallsyms]_text" or "[guest.kernel.kallsyms(.PID)]_stext": a kernel map. */
+static bool kernel_map_ref(const char *name, const char *prefix, char *ref, size_t size)
+{
+	const char *end;
+
+	if (strncmp(name, prefix, strlen(prefix)))
+		return false;
+	end = strchr(name, ']');
+	if (!end)
+		return false;
+	snprintf(ref, size, "%s", end + 1);
+	return true;
+}
+
+static int on_kernel_mmap(struct session *s, struct machine *m, const char *name,
+			  uint64_t pgoff)
+{
+	char ref[64];
+
+	if (!kernel_map_ref(name, m->guest ? "[guest.kernel.kallsyms" : "[kernel.kallsyms]",
+			    ref, sizeof(ref)) ||
+	    !ref[0])
+		return 0;	/* module maps: not modelled yet */
+	snprintf(m->ref_sym, sizeof(m->ref_sym), "%s", ref);
+	m->ref_runtime = pgoff;
+	return 0;
+}
+
+static int on_mmap(struct session *s, const struct perf_event_header *ev, bool mmap2)
+{
+	const struct mmap_body *b = (const void *)(ev + 1);
+	size_t fixed = sizeof(*ev) + sizeof(*b) + (mmap2 ? 32 : 0);
+	const char *name = (const char *)ev + fixed;
+	size_t max = ev->size > fixed ? ev->size - fixed : 0;
+	uint16_t mode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	char file[4096];
+
+	if (!max)
+		return 0;
+	snprintf(file, sizeof(file), "%.*s", (int)strnlen(name, max), name);
+	if (mode == PERF_RECORD_MISC_KERNEL)
+		return on_kernel_mmap(s, &s->machines.host, file, b->pgoff);
+	if (mode == PERF_RECORD_MISC_GUEST_KERNEL) {
+		/* perf kvm's default guest has pid 0: it stands for every guest. */
+		struct machine *m = guest_machine(s, (int)b->pid);
+
+		return m ? on_kernel_mmap(s, m, file, b->pgoff) : -ENOMEM;
+	}
+	if (mode == PERF_RECORD_MISC_GUEST_USER)
+		return 0;
+	return machine_add_map(&s->machines, &s->machines.host, (int)b->pid, b->start, b->len,
+			       b->pgoff, file);
+}
+
+static int on_comm(struct session *s, const struct perf_event_header *ev)
+{
+	const uint32_t *ids = (const void *)(ev + 1);
+	const char *comm = (const char *)(ids + 2);
+	size_t max = ev->size - sizeof(*ev) - 8;
+	char buf[32];
+
+	if (ev->size < sizeof(*ev) + 16)
+		return 0;
+	snprintf(buf, sizeof(buf), "%.*s", (int)strnlen(comm, max), comm);
+	return machine_set_comm(&s->machines, &s->machines.host, (int)ids[0], (int)ids[1], buf);
+}
+
+static int on_fork(struct session *s, const struct perf_event_header *ev)
+{
+	const uint32_t *f = (const void *)(ev + 1);	/* pid, ppid, tid, ptid */
+
+	if (ev->size < sizeof(*ev) + 16)
+		return 0;
+	return machine_fork(&s->machines, &s->machines.host, (int)f[1], (int)f[0], (int)f[2]);
+}
+
+static int on_record(struct session *s, const struct perf_event_header *ev, struct kp_err *err)
+{
+	int ret = 0;
+
+	switch (ev->type) {
+	case PERF_RECORD_SAMPLE:
+		return on_sample(s, ev, err);
+	case PERF_RECORD_MMAP:
+		ret = ev->size >= sizeof(*ev) + sizeof(struct mmap_body) ? on_mmap(s, ev, false)
+									 : 0;
+		break;
+	case PERF_RECORD_MMAP2:
+		ret = ev->size >= sizeof(*ev) + sizeof(struct mmap_body) + 32
+			      ? on_mmap(s, ev, true)
+			      : 0;
+		break;
+	case PERF_RECORD_COMM:
+		ret = on_comm(s, ev);
+		break;
+	case PERF_RECORD_FORK:
+		ret = on_fork(s, ev);
+		break;
+	case PERF_RECORD_LOST:
+		if (ev->size >= sizeof(*ev) + 16) {
+			s->lost += ((const uint64_t *)(ev + 1))[1];
+			s->lost_records++;
+		}
+		break;
+	default:
+		break;
+	}
+	return ret ? kp_errorf(err, -ret, "%s: out of memory", s->file->path) : 0;
+}
+
+int session_process(struct session *s, struct kp_err *err)
+{
+	const struct perf_event_header *ev;
+	uint64_t pos = 0;
+	int ret;
+
+	while ((ret = pd_next(s->file, &pos, &ev, err)) > 0) {
+		ret = on_record(s, ev, err);
+		if (ret)
+			return ret;
+	}
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < s->file->nr_evsels; i++)
+		hists_sort(&s->hists[i]);
+	return 0;
+}

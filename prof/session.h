@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A report session: one perf.data file streamed through the machines model
+ * into one histogram per event. Shared by report, diff and export.
+ */
+#ifndef KVMPROF_SESSION_H
+#define KVMPROF_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hist.h"
+#include "kvmfeat.h"
+#include "machine.h"
+#include "perfdata.h"
+
+/* Where kernel symbols come from; NULL fields mean "look in the usual places". */
+struct symbol_opts {
+	const char *kallsyms;		/* host */
+	const char *vmlinux;		/* host */
+	const char *guestmount;		/* /var/lib/guests layout or perf's by-pid layout */
+	const char *guestkallsyms;
+	const char *guestvmlinux;
+	const char *guestmodules;
+	bool has_guest_slide;
+	int64_t guest_slide;
+};
+
+#define DEFAULT_GUESTMOUNT "/var/lib/guests"
+
+struct guest_module {
+	char name[64];
+	uint64_t start;
+	uint64_t end;
+	struct dso *dso;
+};
+
+struct session {
+	struct pd_file *file;
+	const struct symbol_opts *sopts;
+	struct machines machines;
+	struct hists *hists;		/* one per evsel */
+	struct kvmfeat kvmfeat;
+	bool want_host;
+	bool want_guest;
+	uint64_t lost;
+	uint64_t lost_records;
+	uint64_t samples;
+	uint64_t filtered;
+	/* Per guest machine, parallel to machines.guests: modules from --guestmodules. */
+	struct guest_module *modules;
+	size_t nr_modules;
+	char host_kernel_source[256];
+	bool host_kernel_tried;
+};
+
+int session_open(struct session *s, const char *path, const char *sort,
+		 const struct symbol_opts *sopts, struct kp_err *err);
+int session_process(struct session *s, struct kp_err *err);
+void session_close(struct session *s);
+
+/* How a guest's kernel symbols were found, for report headers. */
+const char *session_guest_symbol_source(const struct machine *m);
+
+#endif

@@ -1,0 +1,91 @@
+#!/bin/bash
+# kvmprof record and report on this machine, against perf 6.1 on the same files.
+. "$(dirname "$0")/../lib.sh"
+
+cat >"$TMP/spinner.c" <<'C'
+#include <stdlib.h>
+#include <time.h>
+__attribute__((noinline)) void kvmprof_spin_here(double secs)
+{
+	volatile unsigned long x = 0;
+	time_t end = time(NULL) + (time_t)secs;
+
+	while (time(NULL) < end)
+		for (int i = 0; i < 1000000; i++)
+			x += (unsigned long)i;
+}
+int main(int argc, char **argv)
+{
+	kvmprof_spin_here(argc > 1 ? atof(argv[1]) : 1);
+	return 0;
+}
+C
+cc -O1 -g -o "$TMP/spinner" "$TMP/spinner.c" || { fail "build the spinner"; exit 1; }
+
+# Rows at or above 2%, whitespace folded and sorted, so that the two tools'
+# column widths and the order of equal rows do not matter.
+top_rows() {
+	grep -v '^#' | grep -E '^ +[0-9]' | awk '$1+0 >= 2.0 { $1=$1; print }' | sort
+}
+event_count() {
+	sed -n 's/^# Event count (approx.): //p' | head -1
+}
+
+F=$TMP/k.data
+check "record -a -- spinner exits 0" "$KVMPROF" record -a -q -o "$F" -- "$TMP/spinner" 2
+check "record wrote a file" test -s "$F"
+
+"$KVMPROF" report -i "$F" --stdio >"$TMP/k.report" 2>"$TMP/k.err"
+check "report reads kvmprof's file" test -s "$TMP/k.report"
+check "report names the spinner's function from its ELF .symtab" \
+	grep -qE 'spinner +spinner +\[\.\] kvmprof_spin_here' "$TMP/k.report"
+check "report names host kernel functions" grep -qE '\[kernel\.kallsyms\] +\[k\] [a-z_]' "$TMP/k.report"
+
+perf report -i "$F" --stdio -s comm,dso,sym >"$TMP/p.report" 2>"$TMP/p.err"
+check "perf 6.1 reads kvmprof's file" test -s "$TMP/p.report"
+k_total=$(event_count <"$TMP/k.report")
+p_total=$(event_count <"$TMP/p.report")
+check "same event count as perf ($k_total)" test -n "$k_total" -a "$k_total" = "$p_total"
+if diff <(top_rows <"$TMP/k.report") <(top_rows <"$TMP/p.report") >"$TMP/top.diff"; then
+	ok "same rows above 2% as perf report"
+else
+	fail "same rows above 2% as perf report"
+	sed 's/^/#   /' "$TMP/top.diff"
+fi
+
+# The other direction: perf's own file, read by kvmprof.
+P=$TMP/p.data
+perf record -q -a -e cpu-clock -o "$P" -- "$TMP/spinner" 2 >/dev/null 2>&1
+"$KVMPROF" report -i "$P" --stdio >"$TMP/k2.report" 2>"$TMP/k2.err"
+perf report -i "$P" --stdio -s comm,dso,sym >"$TMP/p2.report" 2>/dev/null
+check "kvmprof reads perf record's file" grep -q 'kvmprof_spin_here' "$TMP/k2.report"
+check "same event count as perf on perf's file" \
+	test "$(event_count <"$TMP/k2.report")" = "$(event_count <"$TMP/p2.report")"
+if diff <(top_rows <"$TMP/k2.report") <(top_rows <"$TMP/p2.report") >"$TMP/top2.diff"; then
+	ok "same rows above 2% as perf report on perf's file"
+else
+	fail "same rows above 2% as perf report on perf's file"
+	sed 's/^/#   /' "$TMP/top2.diff"
+fi
+
+# --host/--guest default names and filtering.
+(cd "$TMP" && "$KVMPROF" record -q --host -- sleep 0.2 && test -s perf.data.host)
+check "--host writes perf.data.host" test -s "$TMP/perf.data.host"
+(cd "$TMP" && "$KVMPROF" record -q --guest -- sleep 0.2)
+check "--guest writes perf.data.guest" test -s "$TMP/perf.data.guest"
+check "--guest keeps no host samples" \
+	bash -c "! '$KVMPROF' report -i '$TMP/perf.data.guest' | grep -qE '\[[k.]\] '"
+
+# Damaged inputs: a clear error naming the file, never a crash.
+head -c 3000 "$F" >"$TMP/trunc.data"
+expect_fail "truncated file: error names the file" "trunc.data" "$KVMPROF" report -i "$TMP/trunc.data"
+size=$(stat -c %s "$F")
+cp "$F" "$TMP/cut.data"
+truncate -s $((size - size / 3)) "$TMP/cut.data"
+expect_fail "file cut in its data: error names file and offset" "cut.data.*offset [0-9]" \
+	"$KVMPROF" report -i "$TMP/cut.data"
+head -c 100000 /dev/urandom >"$TMP/random.data"
+expect_fail "random bytes: not a perf.data file" "random.data.*not a perf.data file" \
+	"$KVMPROF" report -i "$TMP/random.data"
+expect_fail "missing file" "nonexistent.*No such file" "$KVMPROF" report -i "$TMP/nonexistent"
+expect_fail "unknown sort key is named" "unknown sort key 'bogus'" "$KVMPROF" report -i "$F" -s bogus

@@ -10,6 +10,14 @@
 # their inputs; nothing depends on the cache being warm.
 
 KVMPROF_CACHE ?= /var/cache/kvmprof
+# V=1 shows full commands.
+ifeq ($(V),1)
+Q =
+say = @true
+else
+Q = @
+say = @printf '  %-6s %s\n'
+endif
 export KVMPROF_CACHE
 
 CC      ?= cc
@@ -26,7 +34,7 @@ endif
 
 PKGS      := libelf zlib liblzma libzstd liblz4 fuse3 libguestfs libselinux
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lbz2 -llzo2
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lbz2 -llzo2 -liberty
 
 WARN    = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	  -Wno-unused-parameter
@@ -40,12 +48,14 @@ PROF_SRC  := $(sort $(wildcard prof/*.c))
 MOUNT_SRC := $(sort $(wildcard guestfs-mount/*.c))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 FUZZ_SRC  := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+BENCH_SRC := $(sort $(wildcard bench/bench_*.c))
 
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 PROF_OBJ  := $(PROF_SRC:%.c=$(BUILD)/%.o)
 MOUNT_OBJ := $(MOUNT_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
 LIBKVMPROF := $(BUILD)/libkvmprof.a
 KVMPROF    := $(BUILD)/kvmprof
@@ -57,34 +67,46 @@ PROGRAMS := $(KVMPROF) $(if $(MOUNT_SRC),$(GUESTFS_MOUNT))
 	format policy
 .DEFAULT_GOAL := all
 
-all: $(PROGRAMS) $(UNIT_BIN)
+all: $(PROGRAMS) $(UNIT_BIN) $(BENCH_BIN)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(say) CC $<
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(LIBKVMPROF): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	$(say) AR $@
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(KVMPROF): $(PROF_OBJ) $(LIBKVMPROF)
-	$(CC) -o $@ $(PROF_OBJ) $(LIBKVMPROF) $(LDFLAGS_ALL) $(PKG_LIBS)
+	$(say) LD $@
+	$(Q)$(CC) -o $@ $(PROF_OBJ) $(LIBKVMPROF) $(LDFLAGS_ALL) $(PKG_LIBS)
 
 $(GUESTFS_MOUNT): $(MOUNT_OBJ) $(LIBKVMPROF)
-	$(CC) -o $@ $(MOUNT_OBJ) $(LIBKVMPROF) $(LDFLAGS_ALL) $(PKG_LIBS)
+	$(say) LD $@
+	$(Q)$(CC) -o $@ $(MOUNT_OBJ) $(LIBKVMPROF) $(LDFLAGS_ALL) $(PKG_LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBKVMPROF)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(LIBKVMPROF) \
+	$(say) TEST $@
+	$(Q)$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(LIBKVMPROF) \
 		$(LDFLAGS_ALL) $(PKG_LIBS) -lcmocka
 
+$(BUILD)/bench/%: bench/%.c $(LIBKVMPROF)
+	@mkdir -p $(dir $@)
+	$(say) BENCH $@
+	$(Q)$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(LIBKVMPROF) $(LDFLAGS_ALL) \
+		$(PKG_LIBS)
+
 # libFuzzer targets: clang, each linked with the library sources built for fuzzing.
-FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -g -O1 -Iinclude -Ilib \
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -g -O1 -Ilib \
 	      $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined -Wall -Wextra -Werror \
 	      -Wno-unused-parameter
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(PKG_LIBS)
+	$(say) FUZZ $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(PKG_LIBS)
 
 fuzz: $(FUZZ_BIN)
 
@@ -125,4 +147,4 @@ format:
 clean:
 	rm -rf build build-san
 
--include $(LIB_OBJ:.o=.d) $(PROF_OBJ:.o=.d) $(MOUNT_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(PROF_OBJ:.o=.d) $(MOUNT_OBJ:.o=.d) $(UNIT_BIN:=.d) $(BENCH_BIN:=.d)

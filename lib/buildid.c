@@ -34,7 +34,7 @@ static uint32_t rd32(const unsigned char *p)
 {
 	uint32_t v;
 
-	memcpy(&v, p, sizeof(v));	/* unaligned-safe; images are little-endian */
+	memcpy(&v, p, sizeof(v)); /* unaligned-safe; images are little-endian */
 	return v;
 }
 
@@ -69,7 +69,8 @@ static size_t notes_scan(const struct note_region *r, uint8_t *id, size_t max)
 		desc = name + nlen;
 		if (descsz > r->len - desc)
 			return 0;
-		if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(r->p + name, "GNU", 4)) {
+		if (type == NT_GNU_BUILD_ID && namesz == 4 &&
+		    !memcmp(r->p + name, "GNU", 4)) {
 			size_t n = descsz < max ? descsz : max;
 
 			memcpy(id, r->p + desc, n);
@@ -84,7 +85,7 @@ static size_t notes_scan(const struct note_region *r, uint8_t *id, size_t max)
 
 size_t buildid_from_notes(const void *notes, size_t len, uint8_t *id, size_t max)
 {
-	struct note_region r = { notes, len, 4 };
+	struct note_region r = {notes, len, 4};
 
 	if (!notes)
 		return 0;

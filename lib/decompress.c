@@ -12,7 +12,6 @@
 
 #include <bzlib.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <lz4.h>
 #include <lz4frame.h>
@@ -33,24 +32,27 @@
 #define LZ4_LEGACY_BLOCK (8U << 20)
 
 /* lzop container (lib/decompress_unlzo.c and lzop's own header format). */
-#define LZOP_F_ADLER32_D 0x00000001U
-#define LZOP_F_ADLER32_C 0x00000002U
+#define LZOP_F_ADLER32_D     0x00000001U
+#define LZOP_F_ADLER32_C     0x00000002U
 #define LZOP_F_H_EXTRA_FIELD 0x00000040U
-#define LZOP_F_CRC32_D 0x00000100U
-#define LZOP_F_CRC32_C 0x00000200U
-#define LZOP_F_H_FILTER 0x00000800U
-#define LZOP_MAX_BLOCK (64U << 20)
+#define LZOP_F_CRC32_D	     0x00000100U
+#define LZOP_F_CRC32_C	     0x00000200U
+#define LZOP_F_H_FILTER	     0x00000800U
+#define LZOP_MAX_BLOCK	     (64U << 20)
 
-static const unsigned char lzop_magic[9] = { 0x89, 'L', 'Z', 'O', 0x00, '\r', '\n', 0x1a, '\n' };
+static const unsigned char lzop_magic[9] = {0x89, 'L',	'Z',  'O', 0x00,
+					    '\r', '\n', 0x1a, '\n'};
 
-/* Feed zlib, liblzma and libbz2 at most this much at a time (their counters are 32-bit). */
+/* Feed zlib, liblzma and libbz2 at most this much at a time (their counters are 32-bit).
+ */
 #define CHUNK_MAX (1U << 30)
 
 struct obuf {
 	unsigned char *p;
 	size_t len;
 	size_t cap;
-	size_t limit;	/* max_out + 1: one spare byte tells "too big" from "exactly full" */
+	size_t limit; /* max_out + 1: one spare byte tells "too big" from "exactly full"
+		       */
 	size_t max_out;
 	const char *what;
 };
@@ -74,7 +76,8 @@ static uint16_t get_be16(const unsigned char *p)
 
 static int too_big(struct obuf *ob, struct kp_err *err)
 {
-	return kp_errorf(err, EFBIG, "%s stream: decompressed data exceeds the limit of %zu bytes",
+	return kp_errorf(err, EFBIG,
+			 "%s stream: decompressed data exceeds the limit of %zu bytes",
 			 ob->what, ob->max_out);
 }
 
@@ -85,7 +88,8 @@ static int corrupt(struct obuf *ob, struct kp_err *err, const char *why)
 
 static int truncated(struct obuf *ob, struct kp_err *err)
 {
-	return kp_errorf(err, EBADMSG, "%s stream: truncated (input ends before the end of the stream)",
+	return kp_errorf(err, EBADMSG,
+			 "%s stream: truncated (input ends before the end of the stream)",
 			 ob->what);
 }
 
@@ -197,7 +201,8 @@ static int gzip_run(struct obuf *ob, z_stream *zs, const unsigned char *in, size
 		ob->len = (size_t)(zs->next_out - ob->p);
 		if (zret == Z_STREAM_END)
 			return 0;
-		if (zret == Z_BUF_ERROR && !zs->avail_in && used == in_len && zs->avail_out)
+		if (zret == Z_BUF_ERROR && !zs->avail_in && used == in_len &&
+		    zs->avail_out)
 			return truncated(ob, err);
 		if (zret != Z_OK && zret != Z_BUF_ERROR)
 			return gzip_error(ob, zs, zret, err);
@@ -239,8 +244,8 @@ static int lzma_error(struct obuf *ob, lzma_ret lret, struct kp_err *err)
 	}
 }
 
-static int lzma_run(struct obuf *ob, lzma_stream *ls, const unsigned char *in, size_t in_len,
-		    struct kp_err *err)
+static int lzma_run(struct obuf *ob, lzma_stream *ls, const unsigned char *in,
+		    size_t in_len, struct kp_err *err)
 {
 	size_t used = 0;
 	lzma_ret lret;
@@ -297,7 +302,8 @@ static int zstd_error(struct obuf *ob, size_t zret, struct kp_err *err)
 		return no_memory(ob, err);
 	if (code == ZSTD_error_dstSize_tooSmall)
 		return too_big(ob, err);
-	return kp_errorf(err, EBADMSG, "%s stream: %s", ob->what, ZSTD_getErrorName(zret));
+	return kp_errorf(err, EBADMSG, "%s stream: %s", ob->what,
+			 ZSTD_getErrorName(zret));
 }
 
 /* The frame says how big it is: decode in one call, without a window buffer. */
@@ -309,8 +315,9 @@ static int zstd_oneshot(struct obuf *ob, ZSTD_DCtx *dctx, const unsigned char *i
 	unsigned char *p;
 
 	if (ZSTD_isError(frame))
-		return ZSTD_getErrorCode(frame) == ZSTD_error_srcSize_wrong ?
-			       truncated(ob, err) : zstd_error(ob, frame, err);
+		return ZSTD_getErrorCode(frame) == ZSTD_error_srcSize_wrong
+			       ? truncated(ob, err)
+			       : zstd_error(ob, frame, err);
 	if (size > ob->max_out)
 		return too_big(ob, err);
 	p = realloc(ob->p, size ? size : 1);
@@ -330,7 +337,7 @@ static int zstd_oneshot(struct obuf *ob, ZSTD_DCtx *dctx, const unsigned char *i
 static int zstd_stream(struct obuf *ob, ZSTD_DCtx *dctx, const unsigned char *in,
 		       size_t in_len, struct kp_err *err)
 {
-	ZSTD_inBuffer zin = { in, in_len, 0 };
+	ZSTD_inBuffer zin = {in, in_len, 0};
 	ZSTD_outBuffer zout;
 	size_t zret;
 	int ret;
@@ -363,7 +370,8 @@ static int decompress_zstd(struct obuf *ob, const unsigned char *in, size_t in_l
 	if (!dctx)
 		return no_memory(ob, err);
 	if (size == ZSTD_CONTENTSIZE_ERROR)
-		ret = in_len < 18 ? truncated(ob, err) : corrupt(ob, err, "bad frame header");
+		ret = in_len < 18 ? truncated(ob, err)
+				  : corrupt(ob, err, "bad frame header");
 	else if (size != ZSTD_CONTENTSIZE_UNKNOWN)
 		ret = zstd_oneshot(ob, dctx, in, in_len, size, err);
 	else
@@ -402,10 +410,12 @@ static int lz4_legacy_block(struct obuf *ob, const unsigned char *in, size_t in_
 		return 0;
 	}
 	if (csize > (uint32_t)LZ4_compressBound(LZ4_LEGACY_BLOCK))
-		return corrupt(ob, err, "block size larger than an 8 MiB block can compress to");
+		return corrupt(ob, err,
+			       "block size larger than an 8 MiB block can compress to");
 	if (csize > in_len - *pos)
 		return truncated(ob, err);
-	n = LZ4_decompress_safe((const char *)in + *pos, scratch, (int)csize, LZ4_LEGACY_BLOCK);
+	n = LZ4_decompress_safe((const char *)in + *pos, scratch, (int)csize,
+				LZ4_LEGACY_BLOCK);
 	if (n < 0)
 		return corrupt(ob, err, "corrupt block");
 	*pos += csize;
@@ -428,8 +438,8 @@ static int decompress_lz4_legacy(struct obuf *ob, const unsigned char *in, size_
 	return ret;
 }
 
-static int lz4f_run(struct obuf *ob, LZ4F_dctx *dctx, const unsigned char *in, size_t in_len,
-		    struct kp_err *err)
+static int lz4f_run(struct obuf *ob, LZ4F_dctx *dctx, const unsigned char *in,
+		    size_t in_len, struct kp_err *err)
 {
 	size_t pos = 0, src, dst, hint;
 	int ret;
@@ -445,7 +455,7 @@ static int lz4f_run(struct obuf *ob, LZ4F_dctx *dctx, const unsigned char *in, s
 					 LZ4F_getErrorName(hint));
 		pos += src;
 		ob->len += dst;
-		if (hint == 0)	/* frame complete: the rest is trailer */
+		if (hint == 0) /* frame complete: the rest is trailer */
 			return 0;
 		if (pos == in_len && ob->len < ob->cap)
 			return truncated(ob, err);
@@ -475,8 +485,8 @@ static int decompress_lz4(struct obuf *ob, const unsigned char *in, size_t in_le
 
 /* ---- bzip2 ---- */
 
-static int bzip2_run(struct obuf *ob, bz_stream *bz, const unsigned char *in, size_t in_len,
-		     struct kp_err *err)
+static int bzip2_run(struct obuf *ob, bz_stream *bz, const unsigned char *in,
+		     size_t in_len, struct kp_err *err)
 {
 	size_t used = 0;
 	int bret, ret;
@@ -525,7 +535,7 @@ struct lzop {
 	size_t len;
 	size_t pos;
 	uint32_t flags;
-	bool bad;	/* a read ran past the end of the input */
+	bool bad; /* a read ran past the end of the input */
 };
 
 /* Sequential reads that turn into no-ops once the input has run out. */
@@ -556,20 +566,20 @@ static int lzop_header(struct obuf *ob, struct lzop *z, struct kp_err *err)
 
 	lzop_take(z, sizeof(lzop_magic));
 	version = get_be16(lzop_take(z, 2));
-	lzop_take(z, 2);			/* library version */
+	lzop_take(z, 2); /* library version */
 	if (version >= 0x0940)
-		lzop_take(z, 2);		/* version needed to extract */
+		lzop_take(z, 2); /* version needed to extract */
 	method = *lzop_take(z, 1);
 	if (version >= 0x0940)
-		lzop_take(z, 1);		/* level */
+		lzop_take(z, 1); /* level */
 	z->flags = lzop_be32(z);
 	if (z->flags & LZOP_F_H_FILTER)
 		lzop_take(z, 4);
-	lzop_take(z, 4 + 4);			/* mode, mtime low */
+	lzop_take(z, 4 + 4); /* mode, mtime low */
 	if (version >= 0x0940)
-		lzop_take(z, 4);		/* mtime high */
-	lzop_take(z, *lzop_take(z, 1));		/* file name */
-	lzop_take(z, 4);			/* header checksum */
+		lzop_take(z, 4);	/* mtime high */
+	lzop_take(z, *lzop_take(z, 1)); /* file name */
+	lzop_take(z, 4);		/* header checksum */
 	if (z->flags & LZOP_F_H_EXTRA_FIELD)
 		lzop_take(z, (size_t)lzop_be32(z) + 4);
 	if (z->bad)
@@ -630,7 +640,8 @@ static int lzop_block(struct obuf *ob, struct lzop *z, int *last, struct kp_err 
 	ret = lzop_block_data(ob, src, src_len, dst_len, err);
 	if (ret)
 		return ret;
-	if ((z->flags & LZOP_F_ADLER32_D) && lzo_adler32(1, ob->p + ob->len, dst_len) != adler)
+	if ((z->flags & LZOP_F_ADLER32_D) &&
+	    lzo_adler32(1, ob->p + ob->len, dst_len) != adler)
 		return corrupt(ob, err, "block checksum mismatch");
 	ob->len += dst_len;
 	return 0;
@@ -639,7 +650,7 @@ static int lzop_block(struct obuf *ob, struct lzop *z, int *last, struct kp_err 
 static int decompress_lzo(struct obuf *ob, const unsigned char *in, size_t in_len,
 			  struct kp_err *err)
 {
-	struct lzop z = { in, in_len, 0, 0, false };
+	struct lzop z = {in, in_len, 0, 0, false};
 	int last = 0, ret;
 
 	if (lzo_init() != LZO_E_OK)
@@ -660,7 +671,10 @@ enum kp_comp kp_comp_detect(const void *buf, size_t len)
 
 	if (len >= 3 && p[0] == 0x1f && p[1] == 0x8b && p[2] == 0x08)
 		return KP_COMP_GZIP;
-	if (len >= 6 && !memcmp(p, "\xfd" "7zXZ\0", 6))
+	if (len >= 6 && !memcmp(p,
+				"\xfd"
+				"7zXZ\0",
+				6))
 		return KP_COMP_XZ;
 	if (len >= 4 && get_le32(p) == 0xfd2fb528U)
 		return KP_COMP_ZSTD;
@@ -731,9 +745,11 @@ int kp_decompress(enum kp_comp comp, const void *in, size_t in_len, size_t max_o
 	*out = NULL;
 	*out_len = 0;
 	if (!in && in_len)
-		return kp_errorf(err, EINVAL, "%s stream: no input buffer", kp_comp_name(comp));
+		return kp_errorf(err, EINVAL, "%s stream: no input buffer",
+				 kp_comp_name(comp));
 	if (!in_len && comp != KP_COMP_NONE)
-		return kp_errorf(err, EBADMSG, "%s stream: empty input", kp_comp_name(comp));
+		return kp_errorf(err, EBADMSG, "%s stream: empty input",
+				 kp_comp_name(comp));
 	ret = ob_init(&ob, comp, in_len, max_out, err);
 	if (!ret)
 		ret = run_decoder(&ob, comp, in, in_len, err);

@@ -4,7 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "buildid.h"
 #include "fileio.h"
+
+#define DEBUG_ROOT "/usr/lib/debug"
 
 void dso_cache_init(struct dso_cache *c)
 {
@@ -82,24 +89,56 @@ void dso_set_symtab(struct dso *d, struct symtab *st)
 	d->tried = true;
 }
 
+/*
+ * Distributions strip binaries and ship their .symtab in debug packages,
+ * found by build-id: /usr/lib/debug/.build-id/ab/cdef....debug (as perf and
+ * gdb do). Returns the richer table, or NULL to keep @st.
+ */
+static struct symtab *load_debug_file(const struct dso *d, const struct symtab *st)
+{
+	char hex[2 * KP_BUILD_ID_MAX + 1], path[512];
+	struct kp_mapping map;
+	struct symtab *dbg;
+	int ret;
+
+	if (st->build_id_len < 2)
+		return NULL;
+	buildid_to_hex(st->build_id, st->build_id_len, hex);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", DEBUG_ROOT, hex, hex + 2);
+	if (access(path, R_OK) || kp_map_file(path, KP_FILE_MAX, &map, NULL))
+		return NULL;
+	dbg = symtab_new();
+	ret = dbg ? elfsyms_load_user_symbols(map.data, map.len, path, dbg, NULL) : -ENOMEM;
+	kp_unmap_file(&map);
+	if (ret || !dbg->nr) {
+		symtab_free(dbg);
+		return NULL;
+	}
+	memcpy(dbg->build_id, st->build_id, st->build_id_len);
+	dbg->build_id_len = st->build_id_len;
+	symtab_set_source(dbg, "%s", d->name);
+	return dbg;
+}
+
 static void load_user(struct dso *d)
 {
 	struct kp_err err = { 0 };
 	struct symtab *st = symtab_new();
-	char *buf = NULL;
-	size_t len;
+	struct kp_mapping map = { 0 };
+	int ret;
 
 	d->tried = true;
 	if (!st)
 		return;
-	if (kp_read_file(d->name, KP_FILE_MAX, &buf, &len, &err) ||
-	    elfsyms_load_user(buf, len, d->name, st, &d->segs, &err)) {
+	ret = kp_map_file(d->name, KP_FILE_MAX, &map, &err);
+	if (!ret)
+		ret = elfsyms_load_user(map.data, map.len, d->name, st, &d->segs, &err);
+	kp_unmap_file(&map);
+	if (ret) {
 		d->error = strdup(err.msg);
 		symtab_free(st);
-		free(buf);
 		return;
 	}
-	free(buf);
 	/* A file rebuilt since recording would name the wrong functions. */
 	if (d->want_build_id_len &&
 	    (st->build_id_len != d->want_build_id_len ||
@@ -109,7 +148,11 @@ static void load_user(struct dso *d)
 		symtab_free(st);
 		return;
 	}
-	d->symtab = st;
+	d->symtab = load_debug_file(d, st);
+	if (d->symtab)
+		symtab_free(st);
+	else
+		d->symtab = st;
 }
 
 const struct ksym *dso_lookup_user(struct dso *d, uint64_t file_off, uint64_t *offset)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "buildid.h"
+#include "demangle.h"
 
 bool elf_detect(const void *buf, size_t len)
 {
@@ -85,9 +86,23 @@ typedef uint64_t (*sym_base_fn)(void *ctx, size_t shndx, bool *keep);
 struct sym_filter {
 	GElf_Word table;	/* SHT_SYMTAB or SHT_DYNSYM */
 	bool functions_only;
+	bool demangle;		/* user space: C++ names as perf shows them */
 	sym_base_fn base_of;
 	void *ctx;
 };
+
+static int add_symbol(struct symtab *st, const GElf_Sym *sym, uint64_t addr, char type,
+		      const char *name, const char *module, bool user)
+{
+	char *pretty = user ? demangle(name) : NULL;
+	int ret = symtab_add(st, addr, type, pretty ? pretty : name, module);
+
+	/* User-space lookups stop at the ELF size, as perf's do: padding is not code. */
+	if (!ret && user)
+		st->syms[st->nr - 1].size = sym->st_size;
+	free(pretty);
+	return ret;
+}
 
 static int read_symbols(Elf *elf, const char *what, struct symtab *st, const char *module,
 			const struct sym_filter *flt, struct kp_err *err)
@@ -123,8 +138,8 @@ static int read_symbols(Elf *elf, const char *what, struct symtab *st, const cha
 		base = flt->base_of ? flt->base_of(flt->ctx, sym.st_shndx, &keep) : 0;
 		if (!keep)
 			continue;
-		if (symtab_add(st, base + sym.st_value, nm_type(&sym, have_sec ? &sec : NULL),
-			       name, module))
+		if (add_symbol(st, &sym, base + sym.st_value,
+			       nm_type(&sym, have_sec ? &sec : NULL), name, module, flt->demangle))
 			return kp_errorf(err, ENOMEM, "%s: out of memory", what);
 	}
 	return 0;
@@ -323,7 +338,8 @@ int elfsyms_load_module(const void *buf, size_t len, const char *what, struct sy
 		goto out;
 	}
 	ret = read_symbols(elf, what, st, layout->name,
-			   &(struct sym_filter){ SHT_SYMTAB, false, module_base, &ctx }, err);
+			   &(struct sym_filter){ .table = SHT_SYMTAB, .base_of = module_base,
+						 .ctx = &ctx }, err);
 	if (ret)
 		goto out;
 	read_build_id(elf, st);
@@ -371,7 +387,7 @@ static int read_segments(Elf *elf, struct elf_segments *segs)
 int elfsyms_load_user(const void *buf, size_t len, const char *what, struct symtab *st,
 		      struct elf_segments *segs, struct kp_err *err)
 {
-	struct sym_filter flt = { .table = SHT_SYMTAB, .functions_only = true };
+	struct sym_filter flt = { .table = SHT_SYMTAB, .functions_only = true, .demangle = true };
 	Elf *elf;
 	int ret = elf_open_buffer(buf, len, what, &elf, err);
 
@@ -388,6 +404,27 @@ int elfsyms_load_user(const void *buf, size_t len, const char *what, struct symt
 	if (!ret) {
 		read_build_id(elf, st);
 		symtab_set_source(st, "%s", what);
+		st->bounded = true;
+		ret = symtab_finish(st) ? kp_errorf(err, ENOMEM, "%s: out of memory", what) : 0;
+	}
+	elf_end(elf);
+	return ret;
+}
+
+int elfsyms_load_user_symbols(const void *buf, size_t len, const char *what,
+			      struct symtab *st, struct kp_err *err)
+{
+	struct sym_filter flt = { .table = SHT_SYMTAB, .functions_only = true, .demangle = true };
+	Elf *elf;
+	int ret = elf_open_buffer(buf, len, what, &elf, err);
+
+	if (ret)
+		return ret;
+	ret = read_symbols(elf, what, st, NULL, &flt, err);
+	if (!ret) {
+		read_build_id(elf, st);
+		symtab_set_source(st, "%s", what);
+		st->bounded = true;
 		ret = symtab_finish(st) ? kp_errorf(err, ENOMEM, "%s: out of memory", what) : 0;
 	}
 	elf_end(elf);

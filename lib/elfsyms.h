@@ -39,6 +39,10 @@ struct elf_segments {
 int elfsyms_load_user(const void *buf, size_t len, const char *what, struct symtab *st,
 		      struct elf_segments *segs, struct kp_err *err);
 
+/* Function symbols of a separate debug file (.symtab only; no segments needed). */
+int elfsyms_load_user_symbols(const void *buf, size_t len, const char *what,
+			      struct symtab *st, struct kp_err *err);
+
 /* Link-time address of file offset @off, or UINT64_MAX when no segment holds it. */
 uint64_t elf_segments_offset_to_vaddr(const struct elf_segments *segs, uint64_t off);
 void elf_segments_release(struct elf_segments *segs);

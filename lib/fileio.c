@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,4 +84,46 @@ int kp_read_file(const char *path, size_t max, char **buf, size_t *len, struct k
 		       err);
 	close(fd);
 	return ret;
+}
+
+int kp_map_file(const char *path, size_t max, struct kp_mapping *m, struct kp_err *err)
+{
+	struct stat sb;
+	char *buf;
+	void *p;
+	int fd;
+
+	memset(m, 0, sizeof(*m));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return kp_errorf(err, errno, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || !sb.st_size) {
+		close(fd);
+		if (kp_read_file(path, max, &buf, &m->len, err))
+			return -err->code;
+		m->data = buf;
+		return 0;
+	}
+	if ((uint64_t)sb.st_size > max) {
+		close(fd);
+		return kp_errorf(err, EFBIG, "%s: %lld bytes, larger than the %zu-byte limit",
+				 path, (long long)sb.st_size, max);
+	}
+	p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return kp_errorf(err, errno, "%s: mmap: %s", path, strerror(errno));
+	m->data = p;
+	m->len = (size_t)sb.st_size;
+	m->mapped = true;
+	return 0;
+}
+
+void kp_unmap_file(struct kp_mapping *m)
+{
+	if (m->mapped)
+		munmap((void *)m->data, m->len);
+	else
+		free((void *)m->data);
+	memset(m, 0, sizeof(*m));
 }

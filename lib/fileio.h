@@ -2,6 +2,7 @@
 #ifndef KVMPROF_FILEIO_H
 #define KVMPROF_FILEIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "err.h"
@@ -15,5 +16,19 @@
  * @max bytes.
  */
 int kp_read_file(const char *path, size_t max, char **buf, size_t *len, struct kp_err *err);
+
+/*
+ * Map a regular file read-only (parsers touch only the parts they need, and
+ * no copy is made); anything else (/proc, pipes) is read as above. Release
+ * with kp_unmap_file().
+ */
+struct kp_mapping {
+	const void *data;
+	size_t len;
+	bool mapped;
+};
+
+int kp_map_file(const char *path, size_t max, struct kp_mapping *m, struct kp_err *err);
+void kp_unmap_file(struct kp_mapping *m);
 
 #endif

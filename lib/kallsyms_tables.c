@@ -10,17 +10,18 @@
  * Supported: 64-bit little-endian kernel ELF images (x86-64 tested) whose
  * tables are laid out, each table aligned to 8 bytes, in one of the orders
  *
- *   Linux <= 6.1:  offsets, relative_base, num_syms, names, markers,
- *                  [seqs_of_names: 6.1.y stable backport], token_table, token_index
- *   Linux 6.2-6.14: num_syms, names, markers, token_table, token_index,
- *                  offsets, relative_base, seqs_of_names
+ *   Linux <= 6.1:    offsets, relative_base, num_syms, names, markers,
+ *                    [seqs_of_names: 6.1.y stable backport], token_table, token_index
+ *   Linux 6.2..6.12: num_syms, names, markers, token_table, token_index,
+ *                    offsets, relative_base, seqs_of_names
  *
- * with base-relative offsets (CONFIG_KALLSYMS_BASE_RELATIVE, always on from
- * 6.11), with or without CONFIG_KALLSYMS_ABSOLUTE_PERCPU (x86-64 SMP: offsets
- * >= 0 are absolute per-cpu addresses, negative ones are relative_base - 1 -
- * offset), or absolute 8-byte kallsyms_addresses; names with one-byte or
- * "big" two-byte (6.1+) lengths. Verified on Debian's 6.1.0 (6.1.192) and
- * 6.12.117 kernels. Anything else, e.g. kernels that dropped
+ * with base-relative offsets (CONFIG_KALLSYMS_BASE_RELATIVE, no longer an
+ * option in 6.12), with or without CONFIG_KALLSYMS_ABSOLUTE_PERCPU (x86-64
+ * SMP: offsets >= 0 are absolute per-cpu addresses, negative ones are
+ * relative_base - 1 - offset), or absolute 8-byte kallsyms_addresses; names
+ * with one-byte or "big" two-byte (6.1+) lengths. Verified on Debian's
+ * 6.1.0-57 (6.1.192) and 6.12.117 kernels, and on a 6.12 tinyconfig build
+ * against its System.map. Anything else, e.g. kernels that dropped
  * kallsyms_relative_base for PC-relative offsets or 32-bit kernels, fails
  * with -ENOTSUP and names the table that was not recognised.
  *
@@ -51,14 +52,13 @@
 #include "buildid.h"
 #include "kimage.h"
 
-#define KS_ALIGN	8		/* ALGN in scripts/kallsyms.c on 64-bit */
-#define KS_MIN_SYMS	16
-#define KS_MAX_SYMS	(1U << 24)	/* seqs_of_names stores 3-byte indexes */
-#define KS_MAX_ENTRY	0x3fff		/* longest two-byte (ULEB128) entry length */
-#define KS_MAX_NAME	1024		/* KSYM_NAME_LEN is 512 in 6.1-6.12 */
-#define KS_MAX_SEGS	32
-
-#define WHAT "kernel image kallsyms"
+#define KS_ALIGN       8 /* ALGN in scripts/kallsyms.c on 64-bit */
+#define KS_MIN_SYMS    16
+#define KS_MAX_SYMS    (1U << 24) /* seqs_of_names stores 3-byte indexes */
+#define KS_MAX_ENTRY   0x3fff	  /* longest two-byte (ULEB128) entry length */
+#define KS_MAX_NAME    1024	  /* KSYM_NAME_LEN is 512 in 6.1-6.12 */
+#define KS_MAX_SEGS    32
+#define KS_WALK_BUDGET (4ULL * KS_MAX_SYMS) /* name entries walked, all candidates */
 
 struct kseg {
 	uint64_t vaddr;
@@ -77,32 +77,32 @@ struct kimg {
 };
 
 struct ktokens {
-	size_t table;		/* file offset of kallsyms_token_table */
-	size_t index;		/* file offset of kallsyms_token_index */
+	size_t table; /* file offset of kallsyms_token_table */
+	size_t index; /* file offset of kallsyms_token_index */
 	const char *str[256];
 	uint16_t len[256];
 };
 
 struct ktables {
 	struct ktokens tok;
-	size_t num_syms;	/* file offset of kallsyms_num_syms */
+	size_t num_syms; /* file offset of kallsyms_num_syms */
 	uint32_t n;
 	size_t names, names_end;
-	size_t name_chars;	/* total expanded length of all entries */
+	size_t name_chars; /* total expanded length of all entries */
 	size_t markers;
-	size_t offsets;		/* kallsyms_offsets or kallsyms_addresses */
-	size_t relative_base;	/* 0 when the addresses are absolute */
-	size_t seqs;		/* 0 when there is no kallsyms_seqs_of_names */
+	size_t offsets;	      /* kallsyms_offsets or kallsyms_addresses */
+	size_t relative_base; /* 0 when the addresses are absolute */
+	size_t seqs;	      /* 0 when there is no kallsyms_seqs_of_names */
 	bool base_relative;
 	bool abs_percpu;
-	const char *order;	/* which table order matched */
+	const char *order; /* which table order matched */
 };
 
 /* The decoded table, before it goes into a symtab. */
 struct ksyms {
 	uint64_t *addr;
 	char *type;
-	uint32_t *name;		/* offsets into blob */
+	uint32_t *name; /* offsets into blob */
 	uint16_t *name_len;
 	char *blob;
 	size_t blob_len;
@@ -142,7 +142,7 @@ static int elf_add_load(struct kimg *img, const uint8_t *ph, struct kp_err *err)
 	struct kseg *s;
 
 	if (img->nsegs == KS_MAX_SEGS)
-		return kp_errorf(err, ENOTSUP, WHAT ": more than %d PT_LOAD segments",
+		return kp_errorf(err, ENOTSUP, "kallsyms: more than %d PT_LOAD segments",
 				 KS_MAX_SEGS);
 	s = &img->segs[img->nsegs];
 	s->offset = le64(ph + offsetof(Elf64_Phdr, p_offset));
@@ -150,8 +150,17 @@ static int elf_add_load(struct kimg *img, const uint8_t *ph, struct kp_err *err)
 	s->filesz = le64(ph + offsetof(Elf64_Phdr, p_filesz));
 	s->memsz = le64(ph + offsetof(Elf64_Phdr, p_memsz));
 	if (s->offset > img->len || s->filesz > img->len - s->offset)
-		return kp_errorf(err, EBADMSG, WHAT ": PT_LOAD segment %u lies outside the image",
+		return kp_errorf(err, EBADMSG,
+				 "kallsyms: PT_LOAD segment %u lies outside the image",
 				 img->nsegs);
+	/* Tables are searched at 8-aligned offsets: those must be 8-aligned addresses. */
+	if ((s->offset - s->vaddr) % KS_ALIGN)
+		return kp_errorf(
+			err, ENOTSUP,
+			"kallsyms: PT_LOAD segment %u: offset %#llx and address %#llx "
+			"disagree modulo %d",
+			img->nsegs, (unsigned long long)s->offset,
+			(unsigned long long)s->vaddr, KS_ALIGN);
 	img->nsegs++;
 	return 0;
 }
@@ -167,15 +176,19 @@ static int elf_load(struct kimg *img, const void *buf, size_t len, struct kp_err
 	img->p = p;
 	img->len = len;
 	if (!buf || len < sizeof(Elf64_Ehdr) || memcmp(p, ELFMAG, SELFMAG))
-		return kp_errorf(err, ENOEXEC, WHAT ": not an ELF image");
+		return kp_errorf(err, ENOEXEC, "kallsyms: not an ELF image");
 	if (p[EI_CLASS] != ELFCLASS64 || p[EI_DATA] != ELFDATA2LSB)
-		return kp_errorf(err, ENOTSUP, WHAT ": only 64-bit little-endian kernels are supported");
+		return kp_errorf(
+			err, ENOTSUP,
+			"kallsyms: only 64-bit little-endian kernels are supported");
 	img->machine = le16(p + offsetof(Elf64_Ehdr, e_machine));
 	phoff = le64(p + offsetof(Elf64_Ehdr, e_phoff));
 	phentsize = le16(p + offsetof(Elf64_Ehdr, e_phentsize));
 	phnum = le16(p + offsetof(Elf64_Ehdr, e_phnum));
-	if (phentsize < sizeof(Elf64_Phdr) || phoff > len || phnum > (len - phoff) / phentsize)
-		return kp_errorf(err, EBADMSG, WHAT ": program headers lie outside the image");
+	if (phentsize < sizeof(Elf64_Phdr) || phoff > len ||
+	    phnum > (len - phoff) / phentsize)
+		return kp_errorf(err, EBADMSG,
+				 "kallsyms: program headers lie outside the image");
 	for (size_t i = 0; i < phnum; i++) {
 		const uint8_t *ph = p + phoff + i * phentsize;
 
@@ -183,7 +196,7 @@ static int elf_load(struct kimg *img, const void *buf, size_t len, struct kp_err
 			return ret;
 	}
 	if (!img->nsegs)
-		return kp_errorf(err, ENOTSUP, WHAT ": no PT_LOAD segment");
+		return kp_errorf(err, ENOTSUP, "kallsyms: no PT_LOAD segment");
 	return 0;
 }
 
@@ -280,29 +293,31 @@ static bool tokens_fit(const struct kimg *img, size_t table, size_t index,
 	return self >= 20;
 }
 
-/* The table ends (NUL, then zero padding) right before the 8-aligned index. */
+/*
+ * The table ends right before the 8-aligned index: the last token, its NUL,
+ * then up to 7 bytes of padding. The last token starts after the previous
+ * NUL and sits at the last index entry: that fixes where the table starts.
+ */
 static bool token_table_find(const struct kimg *img, size_t index, struct ktokens *tok)
 {
 	size_t last = le16(img->p + index + 2 * 255);
-	size_t pad = 0, end;
+	size_t end = index, start;
 
-	while (pad < KS_ALIGN && index - pad > 0 && img->p[index - pad - 1] == 0)
-		pad++;
-	/* pad counts the last token's NUL too; a last token is never empty here. */
-	if (pad == 0 || index < pad)
+	while (end > 0 && index - end < KS_ALIGN && img->p[end - 1] == 0)
+		end--;
+	if (end == index || end == 0 || img->p[end - 1] == 0)
 		return false;
-	end = index - pad + 1;
-	for (size_t len = 1; len <= 256 && last + len + 1 <= end; len++) {
-		size_t table = end - (last + len + 1);
-
-		if (table % KS_ALIGN == 0 && align_up(end) == index &&
-		    tokens_fit(img, table, index, tok)) {
-			tok->table = table;
-			tok->index = index;
-			return true;
-		}
-	}
-	return false;
+	/* end: the last token's NUL. */
+	for (start = end - 1; start > 0 && end - start <= 256 && img->p[start - 1];
+	     start--)
+		;
+	if (start < last || (start - last) % KS_ALIGN)
+		return false;
+	if (!tokens_fit(img, start - last, index, tok))
+		return false;
+	tok->table = start - last;
+	tok->index = index;
+	return true;
 }
 
 /* Next token table/index pair at or after file offset @from; false if none. */
@@ -336,17 +351,20 @@ static bool entry_len(const uint8_t *p, size_t avail, size_t *len, size_t *hdr)
 	return *len > 0 && *len <= avail - *hdr;
 }
 
+/* nm's type letters, and '?' for symbols in sections nm cannot classify. */
 static bool is_type_letter(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '?';
 }
 
 /*
- * Walk @n entries from @names, checking each starts with a type letter and
- * fits; record every 256th offset for the markers, sum the name lengths.
+ * Walk @n entries from @names up to @limit, checking each starts with a type
+ * letter and fits; record every 256th offset for the markers, sum the name
+ * lengths. *budget bounds the total work a crafted image can cause.
  */
 static bool names_walk(const struct kimg *img, const struct ktokens *tok, size_t names,
-		       uint32_t n, uint32_t *marks, size_t *end, size_t *chars)
+		       size_t limit, uint32_t n, uint32_t *marks, size_t *end,
+		       size_t *chars, uint64_t *budget)
 {
 	size_t pos = names, len, hdr;
 
@@ -354,8 +372,9 @@ static bool names_walk(const struct kimg *img, const struct ktokens *tok, size_t
 	for (uint32_t i = 0; i < n; i++) {
 		const uint8_t *e = img->p + pos;
 
-		if (!entry_len(e, img->len - pos, &len, &hdr))
+		if (!*budget || !entry_len(e, limit - pos, &len, &hdr))
 			return false;
+		--*budget;
 		if (!tok->len[e[hdr]] || !is_type_letter(tok->str[e[hdr]][0]))
 			return false;
 		if (!(i & 0xff))
@@ -379,15 +398,20 @@ static bool markers_match(const struct kimg *img, size_t at, const uint32_t *mar
 	return true;
 }
 
-/* Is there a kallsyms_num_syms at @at, with names and markers after it? */
-static bool names_try(const struct kimg *img, struct ktables *kt, size_t at, uint32_t *marks)
+/*
+ * Is there a kallsyms_num_syms at @at, with names and markers after it? In
+ * every supported layout they end before the token table.
+ */
+static bool names_try(const struct kimg *img, struct ktables *kt, size_t at,
+		      uint32_t *marks, uint64_t *budget)
 {
 	uint32_t n = le32(img->p + at);
 	size_t end, chars;
 
 	if (n < KS_MIN_SYMS || n > KS_MAX_SYMS || le32(img->p + at + 4) != 0)
 		return false;
-	if (!names_walk(img, &kt->tok, at + 8, n, marks, &end, &chars))
+	if (!names_walk(img, &kt->tok, at + 8, kt->tok.table, n, marks, &end, &chars,
+			budget))
 		return false;
 	if (!markers_match(img, align_up(end), marks, (n + 255) / 256))
 		return false;
@@ -404,19 +428,22 @@ static bool names_try(const struct kimg *img, struct ktables *kt, size_t at, uin
 static int names_find(const struct kimg *img, struct ktables *kt, struct kp_err *err)
 {
 	uint32_t *marks = malloc(((KS_MAX_SYMS + 255) / 256) * sizeof(*marks));
+	uint64_t budget = KS_WALK_BUDGET;
 	bool found = false;
 
 	if (!marks)
-		return kp_errorf(err, ENOMEM, WHAT ": out of memory");
-	for (size_t at = kt->tok.table; at >= KS_ALIGN && !found;) {
+		return kp_errorf(err, ENOMEM, "kallsyms: out of memory");
+	for (size_t at = kt->tok.table; at >= KS_ALIGN && !found && budget;) {
 		at -= KS_ALIGN;
-		found = names_try(img, kt, at, marks);
+		found = names_try(img, kt, at, marks, &budget);
 	}
 	free(marks);
 	if (!found)
 		return kp_errorf(err, ENOTSUP,
-				 WHAT ": token table at %#zx, but no kallsyms_num_syms/names/markers "
-				 "before it decode consistently", kt->tok.table);
+				 "kallsyms: token table at %#zx, but no "
+				 "kallsyms_num_syms/names/markers "
+				 "before it decode consistently",
+				 kt->tok.table);
 	return 0;
 }
 
@@ -438,7 +465,7 @@ static uint64_t sym_address(const struct ktables *kt, const uint8_t *p, uint32_t
 	return base - 1 - (int64_t)off;
 }
 
-/* Sorted by address (scripts/kallsyms.c sorts before emitting): at most 0.1% out of order. */
+/* scripts/kallsyms.c sorts by address before emitting: allow 0.1% out of order. */
 static bool addresses_sorted(const uint64_t *addr, uint32_t n)
 {
 	uint32_t bad = 0;
@@ -515,11 +542,12 @@ static int addresses_find(const struct kimg *img, struct ktables *kt, uint64_t *
 	if (offsets_try_relative(img, kt, after, addr) ||
 	    offsets_try_absolute(img, kt, after, addr))
 		return 0;
-	return kp_errorf(err, ENOTSUP,
-			 WHAT ": %u names found at %#zx, but no kallsyms_offsets with "
-			 "kallsyms_relative_base (or kallsyms_addresses) before kallsyms_num_syms "
-			 "or after kallsyms_token_index decodes to sorted addresses",
-			 kt->n, kt->names);
+	return kp_errorf(
+		err, ENOTSUP,
+		"kallsyms: %u names found at %#zx, but no kallsyms_offsets with "
+		"kallsyms_relative_base (or kallsyms_addresses) before kallsyms_num_syms "
+		"or after kallsyms_token_index decodes to sorted addresses",
+		kt->n, kt->names);
 }
 
 /* ---- 4. names ---- */
@@ -532,7 +560,8 @@ static int syms_alloc(struct ksyms *ks, uint32_t n, size_t chars, struct kp_err 
 	ks->name_len = calloc(n, sizeof(*ks->name_len));
 	ks->blob = malloc(chars + n);
 	if (!ks->type || !ks->name || !ks->name_len || !ks->blob)
-		return kp_errorf(err, ENOMEM, WHAT ": out of memory for %u symbols", n);
+		return kp_errorf(err, ENOMEM, "kallsyms: out of memory for %u symbols",
+				 n);
 	return 0;
 }
 
@@ -560,7 +589,8 @@ static int name_expand(const struct ktables *kt, struct ksyms *ks, const uint8_t
 	memmove(ks->blob + start, ks->blob + start + 1, out - start - 1);
 	out--;
 	if (out == start || out - start > KS_MAX_NAME)
-		return kp_errorf(err, EBADMSG, WHAT ": symbol %u has a name of %zu chars", i,
+		return kp_errorf(err, EBADMSG,
+				 "kallsyms: symbol %u has a name of %zu chars", i,
 				 out - start);
 	ks->blob[out] = '\0';
 	ks->name[i] = (uint32_t)start;
@@ -569,8 +599,8 @@ static int name_expand(const struct ktables *kt, struct ksyms *ks, const uint8_t
 	return 0;
 }
 
-static int names_decode(const struct kimg *img, const struct ktables *kt, struct ksyms *ks,
-			struct kp_err *err)
+static int names_decode(const struct kimg *img, const struct ktables *kt,
+			struct ksyms *ks, struct kp_err *err)
 {
 	size_t pos = kt->names, len, hdr;
 	int ret;
@@ -654,21 +684,40 @@ struct wanted {
 };
 
 enum {
-	W_TEXT, W_STEXT, W_ETEXT, W_NUM_SYMS, W_NAMES, W_MARKERS, W_TOKEN_TABLE,
-	W_TOKEN_INDEX, W_OFFSETS, W_RELATIVE_BASE, W_ADDRESSES, W_SEQS, W_COUNT
+	W_TEXT,
+	W_STEXT,
+	W_ETEXT,
+	W_NUM_SYMS,
+	W_NAMES,
+	W_MARKERS,
+	W_TOKEN_TABLE,
+	W_TOKEN_INDEX,
+	W_OFFSETS,
+	W_RELATIVE_BASE,
+	W_ADDRESSES,
+	W_SEQS,
+	W_COUNT
 };
 
 static void wanted_find(const struct ksyms *ks, uint32_t n, struct wanted *w)
 {
 	static const char *const names[W_COUNT] = {
-		"_text", "_stext", "_etext", "kallsyms_num_syms", "kallsyms_names",
-		"kallsyms_markers", "kallsyms_token_table", "kallsyms_token_index",
-		"kallsyms_offsets", "kallsyms_relative_base", "kallsyms_addresses",
+		"_text",
+		"_stext",
+		"_etext",
+		"kallsyms_num_syms",
+		"kallsyms_names",
+		"kallsyms_markers",
+		"kallsyms_token_table",
+		"kallsyms_token_index",
+		"kallsyms_offsets",
+		"kallsyms_relative_base",
+		"kallsyms_addresses",
 		"kallsyms_seqs_of_names",
 	};
 
 	for (int k = 0; k < W_COUNT; k++)
-		w[k] = (struct wanted){ names[k], 0, false };
+		w[k] = (struct wanted){names[k], 0, false};
 	for (uint32_t i = 0; i < n; i++) {
 		const char *s = sym_name(ks, i);
 
@@ -676,40 +725,46 @@ static void wanted_find(const struct ksyms *ks, uint32_t n, struct wanted *w)
 			continue;
 		for (int k = 0; k < W_COUNT; k++)
 			if (!w[k].found && !strcmp(s, w[k].name))
-				w[k] = (struct wanted){ names[k], i, true };
+				w[k] = (struct wanted){names[k], i, true};
 	}
 }
 
 /* When a table lists itself, its address must be where it was found. */
-static int table_check(const struct kimg *img, const struct ksyms *ks, const struct wanted *w,
-		       size_t off, struct kp_err *err)
+static int table_check(const struct kimg *img, const struct ksyms *ks,
+		       const struct wanted *w, size_t off, struct kp_err *err)
 {
 	uint64_t va;
 
 	if (!w->found || !off)
 		return 0;
 	if (!offset_to_vaddr(img, off, &va))
-		return kp_errorf(err, ENOTSUP, WHAT ": %s at file offset %#zx is in no PT_LOAD",
+		return kp_errorf(err, ENOTSUP,
+				 "kallsyms: %s at file offset %#zx is in no PT_LOAD",
 				 w->name, off);
 	if (va != ks->addr[w->idx])
-		return kp_errorf(err, ENOTSUP,
-				 WHAT ": layout not recognised: symbol %s is at %#llx, "
-				 "but the table was found at %#llx",
-				 w->name, (unsigned long long)ks->addr[w->idx],
-				 (unsigned long long)va);
+		return kp_errorf(
+			err, ENOTSUP,
+			"kallsyms: layout not recognised: symbol %s is at %#llx, "
+			"but the table was found at %#llx",
+			w->name, (unsigned long long)ks->addr[w->idx],
+			(unsigned long long)va);
 	return 0;
 }
 
 static int tables_check(const struct kimg *img, const struct ktables *kt,
-			const struct ksyms *ks, const struct wanted *w, struct kp_err *err)
+			const struct ksyms *ks, const struct wanted *w,
+			struct kp_err *err)
 {
 	const size_t offs[W_COUNT] = {
-		[W_NUM_SYMS] = kt->num_syms, [W_NAMES] = kt->names,
-		[W_MARKERS] = kt->markers, [W_TOKEN_TABLE] = kt->tok.table,
+		[W_NUM_SYMS] = kt->num_syms,
+		[W_NAMES] = kt->names,
+		[W_MARKERS] = kt->markers,
+		[W_TOKEN_TABLE] = kt->tok.table,
 		[W_TOKEN_INDEX] = kt->tok.index,
 		[W_OFFSETS] = kt->base_relative ? kt->offsets : 0,
 		[W_RELATIVE_BASE] = kt->relative_base,
-		[W_ADDRESSES] = kt->base_relative ? 0 : kt->offsets, [W_SEQS] = kt->seqs,
+		[W_ADDRESSES] = kt->base_relative ? 0 : kt->offsets,
+		[W_SEQS] = kt->seqs,
 	};
 	int ret;
 
@@ -719,23 +774,25 @@ static int tables_check(const struct kimg *img, const struct ktables *kt,
 	return 0;
 }
 
-static int text_check(const struct kimg *img, const struct ksyms *ks, const struct wanted *w,
-		      struct kp_err *err)
+static int text_check(const struct kimg *img, const struct ksyms *ks,
+		      const struct wanted *w, struct kp_err *err)
 {
 	bool need_text = img->machine == EM_X86_64;
 	uint64_t stext, etext;
 
 	if (!w[W_STEXT].found || !w[W_ETEXT].found || (need_text && !w[W_TEXT].found))
-		return kp_errorf(err, ENOTSUP, WHAT ": decoded, but %s is missing",
-				 !w[W_STEXT].found ? "_stext" :
-				 !w[W_ETEXT].found ? "_etext" : "_text");
+		return kp_errorf(err, ENOTSUP, "kallsyms: decoded, but %s is missing",
+				 !w[W_STEXT].found   ? "_stext"
+				 : !w[W_ETEXT].found ? "_etext"
+						     : "_text");
 	stext = ks->addr[w[W_STEXT].idx];
 	etext = ks->addr[w[W_ETEXT].idx];
 	if (etext <= stext || !vaddr_mapped(img, stext) || !vaddr_mapped(img, etext) ||
 	    (w[W_TEXT].found && ks->addr[w[W_TEXT].idx] > stext))
-		return kp_errorf(err, EBADMSG,
-				 WHAT ": implausible text range _stext %#llx, _etext %#llx",
-				 (unsigned long long)stext, (unsigned long long)etext);
+		return kp_errorf(
+			err, EBADMSG,
+			"kallsyms: implausible text range _stext %#llx, _etext %#llx",
+			(unsigned long long)stext, (unsigned long long)etext);
 	return 0;
 }
 
@@ -763,7 +820,7 @@ static void kernel_release(const struct kimg *img, char *out, size_t size)
 static int tables_locate(const struct kimg *img, struct ktables *kt, uint64_t **addr,
 			 struct kp_err *err)
 {
-	struct kp_err first = { 0 };
+	struct kp_err first = {0};
 	size_t from = 0;
 	int ret = -ENOTSUP;
 
@@ -776,7 +833,7 @@ static int tables_locate(const struct kimg *img, struct ktables *kt, uint64_t **
 			continue;
 		*addr = calloc(kt->n, sizeof(**addr));
 		if (!*addr)
-			return kp_errorf(err, ENOMEM, WHAT ": out of memory");
+			return kp_errorf(err, ENOMEM, "kallsyms: out of memory");
 		ret = addresses_find(img, kt, *addr, &first);
 		if (!ret)
 			return 0;
@@ -786,7 +843,7 @@ static int tables_locate(const struct kimg *img, struct ktables *kt, uint64_t **
 	if (first.code)
 		return kp_errorf(err, first.code, "%s", first.msg);
 	return kp_errorf(err, ENOTSUP,
-			 WHAT ": no kallsyms_token_table/kallsyms_token_index found "
+			 "kallsyms: no kallsyms_token_table/kallsyms_token_index found "
 			 "(kernel built without CONFIG_KALLSYMS, or an unknown layout)");
 }
 
@@ -794,11 +851,11 @@ static int syms_to_symtab(const struct ksyms *ks, uint32_t n, struct symtab *st,
 			  struct kp_err *err)
 {
 	for (uint32_t i = 0; i < n; i++)
-		if (symtab_add_len(st, ks->addr[i], ks->type[i], sym_name(ks, i), ks->name_len[i],
-				   NULL))
-			return kp_errorf(err, ENOMEM, WHAT ": out of memory");
+		if (symtab_add_len(st, ks->addr[i], ks->type[i], sym_name(ks, i),
+				   ks->name_len[i], NULL))
+			return kp_errorf(err, ENOMEM, "kallsyms: out of memory");
 	if (symtab_finish(st))
-		return kp_errorf(err, ENOMEM, WHAT ": out of memory");
+		return kp_errorf(err, ENOMEM, "kallsyms: out of memory");
 	return 0;
 }
 
@@ -810,8 +867,9 @@ static void describe(const struct kimg *img, const struct ktables *kt, struct sy
 	symtab_set_source(st, "Linux %s kallsyms, %u symbols (%s order%s, %s)",
 			  release[0] ? release : "(unknown version)", kt->n, kt->order,
 			  kt->seqs ? " + seqs" : "",
-			  !kt->base_relative ? "absolute" :
-			  kt->abs_percpu ? "base-relative + absolute per-cpu" : "base-relative");
+			  !kt->base_relative ? "absolute"
+			  : kt->abs_percpu   ? "base-relative + absolute per-cpu"
+					     : "base-relative");
 }
 
 static int decode_checked(const struct kimg *img, struct ktables *kt, struct ksyms *ks,
@@ -836,8 +894,8 @@ static int decode_checked(const struct kimg *img, struct ktables *kt, struct ksy
 int kallsyms_tables_decode(const void *elf, size_t len, struct symtab *st,
 			   struct kp_err *err)
 {
-	struct ktables kt = { 0 };
-	struct ksyms ks = { 0 };
+	struct ktables kt = {0};
+	struct ksyms ks = {0};
 	struct kimg img;
 	uint64_t *addr = NULL;
 	int ret;
@@ -852,7 +910,8 @@ int kallsyms_tables_decode(const void *elf, size_t len, struct symtab *st,
 	if (!ret)
 		ret = syms_to_symtab(&ks, kt.n, st, err);
 	if (!ret) {
-		st->build_id_len = buildid_from_elf(elf, len, st->build_id, KP_BUILD_ID_MAX);
+		st->build_id_len =
+			buildid_from_elf(elf, len, st->build_id, KP_BUILD_ID_MAX);
 		describe(&img, &kt, st);
 	}
 	syms_free(&ks);

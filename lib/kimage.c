@@ -20,13 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HDR_SETUP_SECTS		0x1f1
-#define HDR_MAGIC		0x202
-#define HDR_VERSION		0x206
-#define HDR_PAYLOAD_OFFSET	0x248
-#define HDR_PAYLOAD_LENGTH	0x24c
-#define HDR_END			0x250
-#define PROTO_PAYLOAD		0x208
+#define HDR_SETUP_SECTS	   0x1f1
+#define HDR_MAGIC	   0x202
+#define HDR_VERSION	   0x206
+#define HDR_PAYLOAD_OFFSET 0x248
+#define HDR_PAYLOAD_LENGTH 0x24c
+#define HDR_END		   0x250
+#define PROTO_PAYLOAD	   0x208
 
 static uint16_t le16(const uint8_t *p)
 {
@@ -52,15 +52,19 @@ static int header_check(const uint8_t *p, size_t len, struct kp_err *err)
 	uint16_t version;
 
 	if (!p || len < HDR_END)
-		return kp_errorf(err, ENOEXEC,
-				 "bzImage: %zu bytes, too short for an x86 boot setup header", len);
+		return kp_errorf(
+			err, ENOEXEC,
+			"bzImage: %zu bytes, too short for an x86 boot setup header",
+			len);
 	if (memcmp(p + HDR_MAGIC, "HdrS", 4))
 		return kp_errorf(err, ENOEXEC,
-				 "bzImage: no \"HdrS\" boot setup header at 0x202 (not an x86 kernel image)");
+				 "bzImage: no \"HdrS\" boot setup header at 0x202 (not "
+				 "an x86 kernel image)");
 	version = le16(p + HDR_VERSION);
 	if (version < PROTO_PAYLOAD)
 		return kp_errorf(err, ENOTSUP,
-				 "bzImage: boot protocol %u.%02u has no payload fields (2.08+ needed)",
+				 "bzImage: boot protocol %u.%02u has no payload fields "
+				 "(2.08+ needed)",
 				 version >> 8, version & 0xff);
 	return 0;
 }
@@ -82,20 +86,27 @@ int kimage_payload(const void *buf, size_t len, const void **payload, size_t *pa
 	plen = le32(p + HDR_PAYLOAD_LENGTH);
 	if (start > len || plen > len - start)
 		return kp_errorf(err, EBADMSG,
-				 "bzImage: payload (%llu bytes at %#llx) lies outside the %zu-byte image",
-				 (unsigned long long)plen, (unsigned long long)start, len);
+				 "bzImage: payload (%llu bytes at %#llx) lies outside "
+				 "the %zu-byte image",
+				 (unsigned long long)plen, (unsigned long long)start,
+				 len);
 	if (plen < 8)
-		return kp_errorf(err, EBADMSG, "bzImage: payload of %llu bytes is too short",
+		return kp_errorf(err, EBADMSG,
+				 "bzImage: payload of %llu bytes is too short",
 				 (unsigned long long)plen);
 	*payload = p + start;
 	*payload_len = (size_t)plen;
 	*comp = kp_comp_detect(*payload, *payload_len);
-	if (*comp == KP_COMP_NONE && memcmp(*payload, "\x7f" "ELF", 4))
-		return kp_errorf(err, EBADMSG,
-				 "bzImage: payload at %#llx has no known compression magic "
-				 "(starts %02x %02x %02x %02x)",
-				 (unsigned long long)start, p[start], p[start + 1], p[start + 2],
-				 p[start + 3]);
+	if (*comp == KP_COMP_NONE && memcmp(*payload,
+					    "\x7f"
+					    "ELF",
+					    4))
+		return kp_errorf(
+			err, EBADMSG,
+			"bzImage: payload at %#llx has no known compression magic "
+			"(starts %02x %02x %02x %02x)",
+			(unsigned long long)start, p[start], p[start + 1], p[start + 2],
+			p[start + 3]);
 	return 0;
 }
 
@@ -107,9 +118,10 @@ static int size_check(const void *payload, size_t plen, enum kp_comp comp, size_
 
 	if (comp == KP_COMP_NONE || want == (uint32_t)out_len)
 		return 0;
-	return kp_errorf(err, EBADMSG,
-			 "bzImage: %s payload decompressed to %zu bytes, but the image says %u",
-			 kp_comp_name(comp), out_len, want);
+	return kp_errorf(
+		err, EBADMSG,
+		"bzImage: %s payload decompressed to %zu bytes, but the image says %u",
+		kp_comp_name(comp), out_len, want);
 }
 
 int kimage_extract(const void *buf, size_t len, void **vmlinux, size_t *vmlinux_len,
@@ -125,11 +137,15 @@ int kimage_extract(const void *buf, size_t len, void **vmlinux, size_t *vmlinux_
 	ret = kimage_payload(buf, len, &payload, &plen, &comp, err);
 	if (ret)
 		return ret;
-	ret = kp_decompress(comp, payload, plen, KP_DECOMPRESS_MAX, vmlinux, vmlinux_len, err);
+	ret = kp_decompress(comp, payload, plen, KP_DECOMPRESS_MAX, vmlinux, vmlinux_len,
+			    err);
 	if (ret)
 		return kp_err_prefix(err, "bzImage payload");
 	ret = size_check(payload, plen, comp, *vmlinux_len, err);
-	if (!ret && (*vmlinux_len < 4 || memcmp(*vmlinux, "\x7f" "ELF", 4)))
+	if (!ret && (*vmlinux_len < 4 || memcmp(*vmlinux,
+						"\x7f"
+						"ELF",
+						4)))
 		ret = kp_errorf(err, EBADMSG, "bzImage: %s payload is not an ELF image",
 				kp_comp_name(comp));
 	if (ret) {
@@ -140,7 +156,8 @@ int kimage_extract(const void *buf, size_t len, void **vmlinux, size_t *vmlinux_
 	return ret;
 }
 
-int kimage_load_symbols(const void *buf, size_t len, struct symtab *st, struct kp_err *err)
+int kimage_load_symbols(const void *buf, size_t len, struct symtab *st,
+			struct kp_err *err)
 {
 	char source[sizeof(st->source)];
 	const void *payload;

@@ -56,9 +56,11 @@ static int map_file(struct pd_file *f, struct kp_err *err)
 	if ((uint64_t)sb.st_size < sizeof(struct pd_file_header))
 		return kp_errorf(err, EINVAL, "%s: %lld bytes, too short for a perf.data header",
 				 f->path, (long long)sb.st_size);
-	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, f->fd, 0);
+	/* The whole file is read front to back: fault it in at once. */
+	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f->fd, 0);
 	if (map == MAP_FAILED)
 		return kp_errorf(err, errno, "%s: mmap: %s", f->path, strerror(errno));
+	madvise(map, (size_t)sb.st_size, MADV_SEQUENTIAL);
 	f->map = map;
 	f->size = (size_t)sb.st_size;
 	f->owns_map = true;
@@ -235,6 +237,10 @@ static int read_feature(struct pd_file *f, int feat, const struct pd_section *se
 		f->kvmprof_feature = p;
 		f->kvmprof_feature_size = sec->size;
 		return 0;
+	case PD_FEAT_KVMPROF_KSYMS:
+		f->host_ksyms = p;
+		f->host_ksyms_size = sec->size;
+		return 0;
 	default:
 		return 0;
 	}
@@ -261,9 +267,8 @@ static int read_features(struct pd_file *f, struct kp_err *err)
 			continue;
 		memcpy(&sec, f->map + table + idx++ * sizeof(sec), sizeof(sec));
 		/* A damaged optional feature loses only that feature's information. */
-		if (!in_file(f, sec.offset, sec.size))
-			continue;
-		read_feature(f, feat, &sec);
+		if (!in_file(f, sec.offset, sec.size) || read_feature(f, feat, &sec))
+			f->damaged_features++;
 	}
 	return 0;
 }

@@ -36,6 +36,7 @@ enum pd_feature {
 	PD_FEAT_EVENT_DESC = 12,
 	PD_FEAT_BITS	   = 256,
 	PD_FEAT_KVMPROF	   = 255,
+	PD_FEAT_KVMPROF_KSYMS = 254,	/* the host kernel's symbols, see ksymblob.h */
 };
 
 /* Record types perf itself writes into files (user types start at 64). */
@@ -96,6 +97,9 @@ struct pd_file {
 
 	const uint8_t *kvmprof_feature;	/* into map, NULL when absent */
 	uint64_t kvmprof_feature_size;
+	unsigned damaged_features;	/* features whose section lies outside the file */
+	const uint8_t *host_ksyms;	/* PD_FEAT_KVMPROF_KSYMS blob, NULL when absent */
+	uint64_t host_ksyms_size;
 };
 
 struct pd_sample {
@@ -162,6 +166,7 @@ int pd_writer_set_string(struct pd_writer *w, enum pd_feature feat, const char *
 void pd_writer_set_nrcpus(struct pd_writer *w, uint32_t avail, uint32_t online);
 int pd_writer_set_cmdline(struct pd_writer *w, int argc, char **argv);
 int pd_writer_set_kvmprof(struct pd_writer *w, const void *blob, size_t len);
+int pd_writer_set_feature(struct pd_writer *w, int feat, const void *data, size_t len);
 uint64_t pd_writer_data_size(const struct pd_writer *w);
 /*
  * Write features and the final header, then move the file into place. An

@@ -9,4 +9,8 @@
 const struct pd_evsel *pd_evsel_for(const struct pd_file *f, const uint64_t *words,
 				    size_t nr_words, bool sample);
 
+/* The general sample decoder, every sample_type field in kernel order. */
+int pd_parse_sample_slow(const struct pd_file *f, const struct perf_event_header *ev,
+			 struct pd_sample *s, struct kp_err *err);
+
 #endif

@@ -130,8 +130,69 @@ static int bad_record(const struct pd_file *f, const struct perf_event_header *e
 			 what);
 }
 
+/* Sample types made only of fixed-size fields up to PERIOD: the common case. */
+#define FIXED_FIELDS                                                                     \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |  \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |   \
+	 PERF_SAMPLE_PERIOD)
+
+static uint64_t word(const uint64_t *w, size_t *i)
+{
+	return w[(*i)++];
+}
+
+/* Straight-line decoding when every field has a fixed place (no bounds per field). */
+static void parse_fixed(const uint64_t *w, uint64_t t, struct pd_sample *s)
+{
+	size_t i = 0;
+
+	if (t & PERF_SAMPLE_IDENTIFIER)
+		s->id = word(w, &i);
+	if (t & PERF_SAMPLE_IP)
+		s->ip = word(w, &i);
+	if (t & PERF_SAMPLE_TID) {
+		s->pid = (uint32_t)w[i];
+		s->tid = (uint32_t)(w[i++] >> 32);
+	}
+	if (t & PERF_SAMPLE_TIME)
+		s->time = word(w, &i);
+	if (t & PERF_SAMPLE_ADDR)
+		s->addr = word(w, &i);
+	if (t & PERF_SAMPLE_ID)
+		s->id = word(w, &i);
+	if (t & PERF_SAMPLE_STREAM_ID)
+		i++;
+	if (t & PERF_SAMPLE_CPU)
+		s->cpu = (uint32_t)w[i++];
+	if (t & PERF_SAMPLE_PERIOD)
+		s->period = w[i];
+}
+
 int pd_parse_sample(const struct pd_file *f, const struct perf_event_header *ev,
 		    struct pd_sample *s, struct kp_err *err)
+{
+	const uint64_t *w = (const uint64_t *)(ev + 1);
+	size_t nr_words = (ev->size - sizeof(*ev)) / 8;
+	uint64_t t;
+
+	/* Fast path: a single event whose samples hold only fixed-size fields. */
+	if (f->nr_evsels == 1) {
+		t = f->evsels[0].attr.sample_type;
+		/* Every fixed field takes one u64 (TID and CPU pack two u32s). */
+		if (!(t & ~FIXED_FIELDS) && nr_words >= (size_t)__builtin_popcountll(t)) {
+			memset(s, 0, sizeof(*s));
+			s->evsel = &f->evsels[0];
+			s->misc = ev->misc;
+			s->period = s->evsel->attr.sample_period;
+			parse_fixed(w, t, s);
+			return 0;
+		}
+	}
+	return pd_parse_sample_slow(f, ev, s, err);
+}
+
+int pd_parse_sample_slow(const struct pd_file *f, const struct perf_event_header *ev,
+			 struct pd_sample *s, struct kp_err *err)
 {
 	struct cursor c = { (const uint8_t *)(ev + 1), (const uint8_t *)ev + ev->size, false };
 	const struct perf_event_attr *attr;

@@ -230,14 +230,22 @@ int pd_writer_set_cmdline(struct pd_writer *w, int argc, char **argv)
 	return 0;
 }
 
-int pd_writer_set_kvmprof(struct pd_writer *w, const void *blob, size_t len)
+int pd_writer_set_feature(struct pd_writer *w, int feat, const void *data, size_t len)
 {
-	uint8_t *p = feat_alloc(w, PD_FEAT_KVMPROF, len);
+	uint8_t *p;
 
+	if (feat <= 0 || feat >= PD_FEAT_BITS)
+		return -EINVAL;
+	p = feat_alloc(w, feat, len);
 	if (!p)
 		return -ENOMEM;
-	memcpy(p, blob, len);
+	memcpy(p, data, len);
 	return 0;
+}
+
+int pd_writer_set_kvmprof(struct pd_writer *w, const void *blob, size_t len)
+{
+	return pd_writer_set_feature(w, PD_FEAT_KVMPROF, blob, len);
 }
 
 static int build_event_desc(struct pd_writer *w)

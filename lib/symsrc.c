@@ -121,15 +121,14 @@ int symsrc_load_buffer(const void *buf, size_t len, const char *what, struct sym
 int symsrc_load_file(const char *path, struct symtab **out, struct kmod_layout *layout,
 		     struct kp_err *err)
 {
-	char *buf;
-	size_t len;
+	struct kp_mapping map;
 	int ret;
 
 	*out = NULL;
-	ret = kp_read_file(path, KP_FILE_MAX, &buf, &len, err);
+	ret = kp_map_file(path, KP_FILE_MAX, &map, err);
 	if (ret)
 		return ret;
-	ret = symsrc_load_buffer(buf, len, path, out, layout, err);
-	free(buf);
+	ret = symsrc_load_buffer(map.data, map.len, path, out, layout, err);
+	kp_unmap_file(&map);
 	return ret;
 }

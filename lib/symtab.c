@@ -29,6 +29,7 @@ void symtab_free(struct symtab *st)
 		return;
 	free(st->syms);
 	free(st->addrs);
+	free(st->best);
 	arena_free(st->strings);
 	free(st);
 }
@@ -121,21 +122,114 @@ static void find_text_range(struct symtab *st)
 	st->text_end = s ? s->addr : 0;
 }
 
+static bool is_weak(char type)
+{
+	return type == 'W' || type == 'w' || type == 'V' || type == 'v';
+}
+
+static bool is_global(char type)
+{
+	return !is_weak(type) && type >= 'A' && type <= 'Z';
+}
+
+static size_t leading_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/*
+ * perf's choose_best_symbol(): of two symbols at one address, prefer one with
+ * a length, then non-weak, then global, then fewer leading underscores, then
+ * the longer name; else keep the first. Returns true to keep @a.
+ */
+static bool better_alias(const struct ksym *a, uint64_t alen, const struct ksym *b,
+			 uint64_t blen)
+{
+	size_t ua, ub, na, nb;
+
+	if (!alen != !blen)
+		return alen != 0;
+	if (is_weak(a->type) != is_weak(b->type))
+		return !is_weak(a->type);
+	if (is_global(a->type) != is_global(b->type))
+		return is_global(a->type);
+	ua = leading_underscores(a->name);
+	ub = leading_underscores(b->name);
+	if (ua != ub)
+		return ua < ub;
+	na = strlen(a->name);
+	nb = strlen(b->name);
+	return na >= nb;
+}
+
+/*
+ * For each distinct address, pick the alias perf report would show, as its
+ * symbols__fixup_end() + symbols__fixup_duplicate() do: a symbol without a
+ * size from its source only gets a length when it is the last alias (its end
+ * is the next address), so among size-less aliases the last one wins.
+ */
+static uint32_t best_alias(const struct symtab *st, size_t i, size_t j)
+{
+	uint64_t next = j < st->nr ? st->syms[j].addr - st->syms[i].addr : 0;
+	size_t best = i;
+	uint64_t best_len = 0;
+
+	for (size_t k = i; k < j; k++) {
+		uint64_t len = st->bounded && st->syms[k].size ? st->syms[k].size
+							       : (k + 1 == j ? next : 0);
+
+		if (k == i || !better_alias(&st->syms[best], best_len, &st->syms[k], len)) {
+			best = k;
+			best_len = len;
+		}
+	}
+	return (uint32_t)best;
+}
+
+static int index_addresses(struct symtab *st)
+{
+	size_t n = 0;
+	uint64_t *addrs = realloc(st->addrs, (st->nr ? st->nr : 1) * sizeof(*addrs));
+	uint32_t *best = realloc(st->best, (st->nr ? st->nr : 1) * sizeof(*best));
+
+	if (addrs)
+		st->addrs = addrs;
+	if (best)
+		st->best = best;
+	if (!addrs || !best)
+		return -ENOMEM;
+	for (size_t i = 0; i < st->nr;) {
+		size_t j = i + 1;
+
+		while (j < st->nr && st->syms[j].addr == st->syms[i].addr)
+			j++;
+		addrs[n] = st->syms[i].addr;
+		best[n++] = best_alias(st, i, j);
+		i = j;
+	}
+	st->nr_addrs = n;
+	return 0;
+}
+
 int symtab_finish(struct symtab *st)
 {
-	uint64_t *addrs;
-
 	/* Most sources are already ordered; sorting them again is wasted time. */
 	if (!is_sorted(st))
 		qsort(st->syms, st->nr, sizeof(*st->syms), ksym_cmp);
-	addrs = realloc(st->addrs, (st->nr ? st->nr : 1) * sizeof(*addrs));
-	if (!addrs)
+	if (st->bounded && index_addresses(st))
 		return -ENOMEM;
-	st->addrs = addrs;
 	for (size_t i = 0; i < st->nr; i++) {
-		addrs[i] = st->syms[i].addr;
-		st->syms[i].size = i + 1 < st->nr ? st->syms[i + 1].addr - st->syms[i].addr : 0;
+		if (!st->syms[i].size || !st->bounded)
+			st->syms[i].size = i + 1 < st->nr ? st->syms[i + 1].addr - st->syms[i].addr
+							  : 0;
 	}
+	/* Unbounded tables choose aliases by length, which needs the sizes first. */
+	if (!st->bounded && index_addresses(st))
+		return -ENOMEM;
 	st->sorted = true;
 	find_text_range(st);
 	return 0;
@@ -160,15 +254,14 @@ static ptrdiff_t upper_index(const uint64_t *a, size_t n, uint64_t key)
 const struct ksym *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *offset)
 {
 	uint64_t link = addr - (uint64_t)st->slide;
-	ptrdiff_t i = upper_index(st->addrs, st->nr, link);
+	ptrdiff_t i = upper_index(st->addrs, st->nr_addrs, link);
 	const struct ksym *sym;
 
 	if (i < 0)
 		return NULL;
-	/* Several symbols may share an address: report the first one. */
-	while (i > 0 && st->addrs[i - 1] == st->addrs[i])
-		i--;
-	sym = &st->syms[i];
+	sym = &st->syms[st->best[i]];
+	if (st->bounded && sym->size && link - sym->addr >= sym->size)
+		return NULL;
 	if (offset)
 		*offset = link - sym->addr;
 	return sym;

@@ -18,7 +18,7 @@
 
 struct ksym {
 	uint64_t addr;		/* link-time address */
-	uint64_t size;		/* distance to the next symbol (0 for the last) */
+	uint64_t size;		/* from the source when known, else distance to the next symbol */
 	const char *name;	/* owned by the table */
 	const char *module;	/* NULL for the core kernel */
 	char type;		/* nm-style type letter: t T d D r R b B a A w W ... */
@@ -27,12 +27,15 @@ struct ksym {
 struct arena;
 
 struct symtab {
-	struct ksym *syms;
-	uint64_t *addrs;	/* syms[i].addr, packed for fast binary search */
+	struct ksym *syms;	/* sorted by address; aliases keep their source order */
 	size_t nr;
+	uint64_t *addrs;	/* distinct addresses, packed for fast binary search */
+	uint32_t *best;		/* for each, the alias lookups report (perf's choice) */
+	size_t nr_addrs;
 	size_t alloc;
 	struct arena *strings;
 	bool sorted;
+	bool bounded;		/* sizes come from the source: lookups past a symbol's end fail */
 
 	int64_t slide;		/* runtime address - link-time address */
 	uint64_t text_start;	/* link-time _text (or _stext), 0 if unknown */
@@ -70,7 +73,9 @@ static inline bool ksym_is_text(char type)
 /*
  * Symbol containing runtime address @addr (the slide is subtracted first):
  * the last symbol at or below it. NULL when @addr is below the first
- * symbol. *offset receives addr - symbol start.
+ * symbol, or past the symbol's size in tables whose sizes come from the
+ * source. *offset receives addr - symbol start. Of several symbols at one
+ * address, the one perf report would show is returned (see order_aliases).
  */
 const struct ksym *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *offset);
 

@@ -18,8 +18,10 @@
 #include "builtin.h"
 #include "evlist.h"
 #include "evname.h"
+#include "ksymblob.h"
 #include "perfdata.h"
 #include "record_state.h"
+#include "symsrc.h"
 #include "synth.h"
 
 struct record_opts {
@@ -263,6 +265,30 @@ static int open_output(struct record_state *rs, const char *path, struct evlist 
 	return ret ? ret : pd_writer_begin_data(rs->writer, err);
 }
 
+/*
+ * The host kernel's symbols travel in the file: a report elsewhere, or after
+ * modules changed, still names the kernel functions this recording saw.
+ */
+static void embed_host_symbols(struct record_state *rs, bool quiet)
+{
+	struct kp_err err = { 0 };
+	struct symtab *st;
+	void *blob;
+	size_t len;
+
+	if (symsrc_load_file("/proc/kallsyms", &st, NULL, &err)) {
+		if (!quiet)
+			fprintf(stderr, "kvmprof record: host kernel symbols not embedded: %s\n",
+				err.msg);
+		return;
+	}
+	if (!ksymblob_encode(st, &blob, &len)) {
+		pd_writer_set_feature(rs->writer, PD_FEAT_KVMPROF_KSYMS, blob, len);
+		free(blob);
+	}
+	symtab_free(st);
+}
+
 static int synthesize(struct record_state *rs, const struct record_opts *o, pid_t target)
 {
 	struct kp_err kerr = { 0 };
@@ -274,6 +300,8 @@ static int synthesize(struct record_state *rs, const struct record_opts *o, pid_
 	/* Without kernel addresses (kptr_restrict) kernel samples stay unnamed: say so. */
 	if (synth_kernel_mmap(&rs->synth, &kerr) && !o->quiet)
 		fprintf(stderr, "kvmprof record: no host kernel map: %s\n", kerr.msg);
+	else
+		embed_host_symbols(rs, o->quiet);
 	return 0;
 }
 

@@ -79,9 +79,6 @@ bool hists_has_key(const struct hists *h, enum sort_key key)
 
 void hists_release(struct hists *h)
 {
-	for (size_t i = 0; i < h->index.cap; i++)
-		if (h->index.keys[i])
-			free(h->index.vals[i]);
 	hashmap_release(&h->index);
 	for (size_t i = 0; i < h->nr_entries; i++)
 		free(h->entries[i]);
@@ -138,13 +135,17 @@ static bool same_key(const struct hist_key *a, const struct hist_key *b)
 	       a->vcpu == b->vcpu && a->cpu == b->cpu && a->level == b->level;
 }
 
+/* Word-wise mixing: this runs once per sample, a byte loop would dominate. */
 static uint64_t key_hash(const struct hist_key *k)
 {
 	uint64_t v[] = { (uintptr_t)k->comm, (uint64_t)k->pid, (uintptr_t)k->dso,
 			 (uintptr_t)k->sym, k->addr, (uintptr_t)k->guest,
 			 (uint64_t)k->vcpu << 32 | (uint32_t)k->cpu, (uint64_t)k->level };
+	uint64_t h = 0x9e3779b97f4a7c15ULL;
 
-	return hash_bytes(v, sizeof(v));
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		h = (h ^ v[i]) * 0xff51afd7ed558ccdULL + (h >> 29);
+	return hash_u64(h);
 }
 
 static struct hist_entry *new_entry(struct hists *h, const struct hist_key *k)
@@ -169,43 +170,42 @@ static struct hist_entry *new_entry(struct hists *h, const struct hist_key *k)
 	return e;
 }
 
-/* Index buckets are NULL-terminated arrays of entries sharing a hash. */
+/* Entries whose keys share a 64-bit hash are chained through next_same_hash. */
 static struct hist_entry *find_or_add(struct hists *h, const struct hist_key *k)
 {
 	uint64_t hash = key_hash(k);
-	struct hist_entry **list = hashmap_get(&h->index, hash), **grown, *e;
-	size_t n = 0;
+	struct hist_entry *head = hashmap_get(&h->index, hash), *e;
 
-	for (; list && list[n]; n++)
-		if (same_key(&list[n]->key, k))
-			return list[n];
+	for (e = head; e; e = e->next_same_hash)
+		if (same_key(&e->key, k))
+			return e;
 	e = new_entry(h, k);
 	if (!e)
 		return NULL;
-	grown = realloc(list, (n + 2) * sizeof(*grown));
-	if (!grown)
-		return NULL;
-	grown[n] = e;
-	grown[n + 1] = NULL;
-	return hashmap_put(&h->index, hash, grown) ? NULL : e;
+	e->next_same_hash = head;
+	return hashmap_put(&h->index, hash, e) ? NULL : e;
 }
 
-int hists_add(struct hists *h, const struct hist_key *key, uint64_t period)
+void hists_add_to(struct hists *h, struct hist_entry *e, int level, uint64_t period)
+{
+	e->period += period;
+	e->samples++;
+	e->level_period[level] += period;
+	h->total_period += period;
+	h->total_samples++;
+	h->level_period[level] += period;
+}
+
+struct hist_entry *hists_add(struct hists *h, const struct hist_key *key, uint64_t period)
 {
 	struct hist_key k;
 	struct hist_entry *e;
 
 	mask_key(h, key, &k);
 	e = find_or_add(h, &k);
-	if (!e)
-		return -ENOMEM;
-	e->period += period;
-	e->samples++;
-	e->level_period[key->level] += period;
-	h->total_period += period;
-	h->total_samples++;
-	h->level_period[key->level] += period;
-	return 0;
+	if (e)
+		hists_add_to(h, e, key->level, period);
+	return e;
 }
 
 static int cmp_str(const char *a, const char *b)

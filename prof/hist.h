@@ -54,6 +54,7 @@ struct hist_key {
 
 struct hist_entry {
 	struct hist_key key;
+	struct hist_entry *next_same_hash;
 	uint64_t period;
 	uint64_t samples;
 	uint64_t level_period[LEVEL__MAX];
@@ -62,7 +63,7 @@ struct hist_entry {
 struct hists {
 	enum sort_key keys[SORT__MAX];
 	size_t nr_keys;
-	struct hashmap index;		/* hash of the masked key -> entry list */
+	struct hashmap index;		/* hash of the masked key -> entry chain */
 	struct hist_entry **entries;	/* for sorting and output */
 	size_t nr_entries;
 	size_t alloc;
@@ -74,7 +75,10 @@ struct hists {
 /* Parse "comm,dso,sym": unknown keys fail with a message naming them. */
 int hists_init(struct hists *h, const char *sort_spec, struct kp_err *err);
 void hists_release(struct hists *h);
-int hists_add(struct hists *h, const struct hist_key *key, uint64_t period);
+/* Add a sample; returns its row (NULL on allocation failure). */
+struct hist_entry *hists_add(struct hists *h, const struct hist_key *key, uint64_t period);
+/* Add a sample to a row hists_add() returned for an equal key. */
+void hists_add_to(struct hists *h, struct hist_entry *e, int level, uint64_t period);
 /* Sort entries by period, heaviest first (ties broken by key for stable output). */
 void hists_sort(struct hists *h);
 bool hists_has_key(const struct hists *h, enum sort_key key);

@@ -193,6 +193,10 @@ static void file_header(const struct session *s, FILE *out)
 			f->hostname, f->osrelease, f->arch, f->nr_cpus_online);
 	if (f->cmdline[0])
 		fprintf(out, "# cmdline: %s\n", f->cmdline);
+	if (f->damaged_features)
+		fprintf(out, "# warning: %u header features are damaged or lie outside the file "
+			     "(truncated?); their information is missing\n",
+			f->damaged_features);
 	fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", s->lost);
 	guest_header(s, out);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ksymblob.h"
 #include "symsrc.h"
 
 int session_open(struct session *s, const char *path, const char *sort,
@@ -25,7 +26,9 @@ int session_open(struct session *s, const char *path, const char *sort,
 	    machine_set_comm(&s->machines, &s->machines.host, 0, 0, "swapper"))
 		return kp_errorf(err, ENOMEM, "out of memory");
 	s->hists = calloc(s->file->nr_evsels, sizeof(*s->hists));
-	if (!s->hists)
+	s->cache = calloc(RESOLVE_CACHE_SIZE, sizeof(*s->cache));
+	s->cache_gen = 1;
+	if (!s->hists || !s->cache)
 		return kp_errorf(err, ENOMEM, "out of memory");
 	for (size_t i = 0; i < s->file->nr_evsels; i++) {
 		ret = hists_init(&s->hists[i], sort, err);
@@ -48,6 +51,7 @@ void session_close(struct session *s)
 			hists_release(&s->hists[i]);
 	free(s->hists);
 	free(s->modules);
+	free(s->cache);
 	machines_release(&s->machines);
 	kvmfeat_release(&s->kvmfeat);
 	pd_close(s->file);
@@ -76,6 +80,25 @@ static bool load_kernel_table(struct machine *m, const char *path)
 	return true;
 }
 
+/* Symbols kvmprof record embedded: the kernel the samples came from. */
+static bool load_embedded_host_kernel(struct session *s)
+{
+	struct machine *m = &s->machines.host;
+	struct kp_err err = { 0 };
+	struct symtab *st;
+
+	if (ksymblob_decode(s->file->host_ksyms, s->file->host_ksyms_size, s->file->path, &st,
+			    &err)) {
+		m->kernel->error = strdup(err.msg);
+		return false;
+	}
+	symtab_set_source(st, "embedded in %s at record time", s->file->path);
+	snprintf(s->host_kernel_source, sizeof(s->host_kernel_source), "%s", st->source);
+	dso_set_symtab(m->kernel, st);
+	machine_place_kernel(m);
+	return true;
+}
+
 static void load_host_kernel(struct session *s)
 {
 	struct machine *m = &s->machines.host;
@@ -85,6 +108,9 @@ static void load_host_kernel(struct session *s)
 
 	s->host_kernel_tried = true;
 	m->kernel->tried = true;
+	if (!s->sopts->vmlinux && !s->sopts->kallsyms && s->file->host_ksyms &&
+	    load_embedded_host_kernel(s))
+		return;
 	if (load_kernel_table(m, path))
 		snprintf(s->host_kernel_source, sizeof(s->host_kernel_source), "%s", path);
 	machine_place_kernel(m);
@@ -289,23 +315,83 @@ static void resolve_host(struct session *s, const struct pd_sample *ps, struct h
 		k->addr = ps->ip - map->start + map->pgoff;
 }
 
+static struct resolve_entry *cache_slot(struct session *s, uint64_t ip, const void *owner)
+{
+	uint64_t h = hash_u64(ip ^ (uintptr_t)owner * 0x9e3779b97f4a7c15ULL);
+
+	return &s->cache[h & (RESOLVE_CACHE_SIZE - 1)];
+}
+
+/* Resolve through the cache: a hit copies sym/dso/addr into @k. */
+static struct resolve_entry *resolve_cached(struct session *s, const struct pd_sample *ps,
+					    struct machine *m, struct hist_key *k)
+{
+	bool user = k->level == LEVEL_USER;
+	const void *owner = user ? (const void *)(uintptr_t)(ps->pid + 1ULL) : (const void *)m;
+	struct resolve_entry *e = cache_slot(s, ps->ip, owner);
+
+	if (e->gen == s->cache_gen && e->ip == ps->ip && e->owner == owner) {
+		k->sym = e->sym;
+		k->dso = e->dso;
+		k->addr = e->addr;
+		return e;
+	}
+	if (m->guest)
+		resolve_guest(s, m, ps->ip, k);
+	else
+		resolve_host(s, ps, k);
+	*e = (struct resolve_entry){ .ip = ps->ip, .owner = owner, .gen = s->cache_gen,
+				     .sym = k->sym, .dso = k->dso, .addr = k->addr };
+	return e;
+}
+
+/* A sample whose resolution was cached: reuse the row too when its inputs match. */
+static int add_cached(struct session *s, struct hists *h, struct resolve_entry *e,
+		      const struct hist_key *k, uint64_t period)
+{
+	if (e->row && e->row_hists == h && e->row_comm == k->comm && e->row_pid == k->pid &&
+	    e->row_cpu == k->cpu && e->row_level == k->level) {
+		hists_add_to(h, e->row, k->level, period);
+		return 0;
+	}
+	e->row = hists_add(h, k, period);
+	e->row_hists = h;
+	e->row_comm = k->comm;
+	e->row_pid = k->pid;
+	e->row_cpu = k->cpu;
+	e->row_level = k->level;
+	return e->row ? 0 : -ENOMEM;
+}
+
 static int on_sample(struct session *s, const struct perf_event_header *ev, struct kp_err *err)
 {
 	struct pd_sample ps;
 	struct hist_key k = { 0 };
+	struct resolve_entry *e = NULL;
 	struct thread *t;
 	struct machine *m;
+	struct hists *h;
 	int ret = pd_parse_sample(s->file, ev, &ps, err);
 
 	if (ret)
 		return ret;
+	h = &s->hists[ps.evsel - s->file->evsels];
 	k.level = level_of(ps.misc);
 	k.pid = (int)ps.pid;
 	k.cpu = (int)ps.cpu;
 	k.vcpu = -1;
 	k.addr = ps.ip;
 	m = &s->machines.host;
-	t = machine_thread(&s->machines, m, (int)ps.pid, (int)ps.tid);
+	t = s->last_thread;
+	if (!t || t->tid != (int)ps.tid || t->pid != (int)ps.pid)
+		t = s->last_thread = machine_thread(&s->machines, m, (int)ps.pid, (int)ps.tid);
+	if (t && !t->comm) {
+		char name[24];
+
+		/* perf's name for a thread it never saw a COMM for. */
+		snprintf(name, sizeof(name), ":%d", (int)ps.tid);
+		t->comm = machines_intern(&s->machines, name);
+	}
 	k.comm = t && t->comm ? t->comm : machines_intern(&s->machines, ":unknown");
 	if (k.level == LEVEL_GUEST_KERNEL || k.level == LEVEL_GUEST_USER) {
 		if (!s->want_guest)
@@ -316,17 +402,19 @@ static int on_sample(struct session *s, const struct perf_event_header *ev, stru
 		k.guest = m;
 		k.vcpu = vcpu_from_comm(k.comm);
 		if (k.level == LEVEL_GUEST_KERNEL)
-			resolve_guest(s, m, ps.ip, &k);
+			e = resolve_cached(s, &ps, m, &k);
 	} else {
 		if (!s->want_host)
 			goto filtered;
-		resolve_host(s, &ps, &k);
+		e = resolve_cached(s, &ps, m, &k);
 	}
 	m->samples++;
 	s->samples++;
-	return hists_add(&s->hists[ps.evsel - s->file->evsels], &k, ps.period)
-		       ? kp_errorf(err, ENOMEM, "out of memory")
-		       : 0;
+	if (e)
+		ret = add_cached(s, h, e, &k, ps.period);
+	else
+		ret = hists_add(h, &k, ps.period) ? 0 : -ENOMEM;
+	return ret ? kp_errorf(err, ENOMEM, "out of memory") : 0;
 filtered:
 	s->filtered++;
 	return 0;
@@ -370,6 +458,7 @@ static int on_kernel_mmap(struct session *s, struct machine *m, const char *name
 
 static int on_mmap(struct session *s, const struct perf_event_header *ev, bool mmap2)
 {
+	s->cache_gen++;	/* maps and kernel placement may change what an address means */
 	const struct mmap_body *b = (const void *)(ev + 1);
 	size_t fixed = sizeof(*ev) + sizeof(*b) + (mmap2 ? 32 : 0);
 	const char *name = (const char *)ev + fixed;
@@ -409,6 +498,7 @@ static int on_comm(struct session *s, const struct perf_event_header *ev)
 
 static int on_fork(struct session *s, const struct perf_event_header *ev)
 {
+	s->cache_gen++;	/* a reused pid gets new maps */
 	const uint32_t *f = (const void *)(ev + 1);	/* pid, ppid, tid, ptid */
 
 	if (ev->size < sizeof(*ev) + 16)

@@ -35,6 +35,29 @@ struct guest_module {
 	struct dso *dso;
 };
 
+/*
+ * Samples repeat the same few thousand addresses: a direct-mapped cache of
+ * resolutions saves a binary search (and for user space a map search) per
+ * sample. Entries are tagged with a generation bumped by every map change.
+ */
+#define RESOLVE_CACHE_SIZE 16384
+
+struct resolve_entry {
+	uint64_t ip;
+	const void *owner;	/* machine, or (for user space) the thread's pid + 1 */
+	uint64_t gen;
+	const struct ksym *sym;
+	const struct dso *dso;
+	uint64_t addr;
+	/* The histogram row the last sample with these inputs landed in. */
+	struct hist_entry *row;
+	const struct hists *row_hists;
+	const char *row_comm;
+	int row_pid;
+	int row_cpu;
+	int row_level;
+};
+
 struct session {
 	struct pd_file *file;
 	const struct symbol_opts *sopts;
@@ -50,6 +73,9 @@ struct session {
 	/* Per guest machine, parallel to machines.guests: modules from --guestmodules. */
 	struct guest_module *modules;
 	size_t nr_modules;
+	struct resolve_entry *cache;
+	struct thread *last_thread;	/* samples come in runs from one thread */
+	uint64_t cache_gen;
 	char host_kernel_source[256];
 	bool host_kernel_tried;
 };

@@ -79,13 +79,22 @@ check "--guest keeps no host samples" \
 # Damaged inputs: a clear error naming the file, never a crash.
 head -c 3000 "$F" >"$TMP/trunc.data"
 expect_fail "truncated file: error names the file" "trunc.data" "$KVMPROF" report -i "$TMP/trunc.data"
-size=$(stat -c %s "$F")
+# Cut in the middle of the data section (header: data.offset at 40, data.size at 48).
+data_off=$(od -An -t u8 -j 40 -N 8 "$F" | tr -d ' ')
+data_size=$(od -An -t u8 -j 48 -N 8 "$F" | tr -d ' ')
 cp "$F" "$TMP/cut.data"
-truncate -s $((size - size / 3)) "$TMP/cut.data"
+truncate -s $((data_off + data_size / 2)) "$TMP/cut.data"
 expect_fail "file cut in its data: error names file and offset" "cut.data.*offset [0-9]" \
 	"$KVMPROF" report -i "$TMP/cut.data"
 head -c 100000 /dev/urandom >"$TMP/random.data"
 expect_fail "random bytes: not a perf.data file" "random.data.*not a perf.data file" \
 	"$KVMPROF" report -i "$TMP/random.data"
+# Cut in the features after the data: samples still report, with a warning.
+size=$(stat -c %s "$F")
+cp "$F" "$TMP/feat.data"
+truncate -s $((size - 100)) "$TMP/feat.data"
+"$KVMPROF" report -i "$TMP/feat.data" >"$TMP/feat.report" 2>&1
+check "damaged header features are reported, samples still shown" \
+	grep -q "warning: .*feature" "$TMP/feat.report"
 expect_fail "missing file" "nonexistent.*No such file" "$KVMPROF" report -i "$TMP/nonexistent"
 expect_fail "unknown sort key is named" "unknown sort key 'bogus'" "$KVMPROF" report -i "$F" -s bogus

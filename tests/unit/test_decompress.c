@@ -31,7 +31,7 @@
 #include "decompress.h"
 
 /* Larger than one 8 MiB legacy lz4 block, so that format gets two blocks. */
-#define BIG_SIZE ((9U << 20) + 12345)
+#define BIG_SIZE   ((9U << 20) + 12345)
 #define SMALL_SIZE (300U * 1024 + 7)
 
 struct blob {
@@ -44,7 +44,7 @@ struct sample {
 	const char *name;
 	struct blob z;
 	const struct blob *orig;
-	bool checksummed;	/* the format detects corrupt data by itself */
+	bool checksummed; /* the format detects corrupt data by itself */
 };
 
 static struct blob small, big;
@@ -53,10 +53,19 @@ static struct blob small, big;
 static struct blob make_data(size_t len, uint32_t seed)
 {
 	static const char *const words[] = {
-		"kallsyms", "_text", "do_syscall_64", "\x90\x90\x90", "entry_", "0000",
-		"\xe8\x00\x00\x00\x00", "sched", "__pfx_", "\xf3\x0f\x1e\xfa", "vmlinux",
+		"kallsyms",
+		"_text",
+		"do_syscall_64",
+		"\x90\x90\x90",
+		"entry_",
+		"0000",
+		"\xe8\x00\x00\x00\x00",
+		"sched",
+		"__pfx_",
+		"\xf3\x0f\x1e\xfa",
+		"vmlinux",
 	};
-	struct blob b = { malloc(len), len };
+	struct blob b = {malloc(len), len};
 	size_t i = 0;
 
 	assert_non_null(b.p);
@@ -91,11 +100,12 @@ static void put_be32(unsigned char *p, uint32_t v)
 
 static struct blob gzip_lib(const struct blob *in)
 {
-	struct blob out = { malloc(compressBound(in->len) + 64), 0 };
-	z_stream zs = { 0 };
+	struct blob out = {malloc(compressBound(in->len) + 64), 0};
+	z_stream zs = {0};
 
-	assert_int_equal(deflateInit2(&zs, 9, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY),
-			 Z_OK);
+	assert_int_equal(
+		deflateInit2(&zs, 9, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY),
+		Z_OK);
 	zs.next_in = in->p;
 	zs.avail_in = (uInt)in->len;
 	zs.next_out = out.p;
@@ -109,14 +119,14 @@ static struct blob gzip_lib(const struct blob *in)
 static struct blob xz_lib(const struct blob *in, bool alone)
 {
 	size_t cap = lzma_stream_buffer_bound(in->len) + 1024;
-	struct blob out = { malloc(cap), 0 };
+	struct blob out = {malloc(cap), 0};
 	lzma_stream ls = LZMA_STREAM_INIT;
 	lzma_options_lzma opt;
 
 	if (!alone) {
 		/* As the kernel's scripts/xz_wrap.sh: crc32 check. */
-		assert_int_equal(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC32, NULL, in->p, in->len,
-							 out.p, &out.len, cap),
+		assert_int_equal(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC32, NULL, in->p,
+							 in->len, out.p, &out.len, cap),
 				 LZMA_OK);
 		return out;
 	}
@@ -136,7 +146,7 @@ static struct blob xz_lib(const struct blob *in, bool alone)
 static struct blob zstd_lib(const struct blob *in, bool known_size)
 {
 	size_t cap = ZSTD_compressBound(in->len);
-	struct blob out = { malloc(cap), 0 };
+	struct blob out = {malloc(cap), 0};
 	ZSTD_CCtx *cctx = ZSTD_createCCtx();
 
 	ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 9);
@@ -145,8 +155,8 @@ static struct blob zstd_lib(const struct blob *in, bool known_size)
 	if (known_size) {
 		out.len = ZSTD_compress2(cctx, out.p, cap, in->p, in->len);
 	} else {
-		ZSTD_inBuffer zin = { in->p, in->len, 0 };
-		ZSTD_outBuffer zout = { out.p, cap, 0 };
+		ZSTD_inBuffer zin = {in->p, in->len, 0};
+		ZSTD_outBuffer zout = {out.p, cap, 0};
 
 		assert_int_equal(ZSTD_compressStream2(cctx, &zout, &zin, ZSTD_e_end), 0);
 		out.len = zout.pos;
@@ -160,12 +170,13 @@ static struct blob zstd_lib(const struct blob *in, bool known_size)
 static struct blob lz4_legacy_lib(const struct blob *in)
 {
 	const size_t block = 8U << 20;
-	struct blob out = { malloc(4 + in->len + in->len / 64 + 1024), 4 };
+	struct blob out = {malloc(4 + in->len + in->len / 64 + 1024), 4};
 
 	out.p[0] = 0x02, out.p[1] = 0x21, out.p[2] = 0x4c, out.p[3] = 0x18;
 	for (size_t pos = 0; pos < in->len; pos += block) {
 		int n = (int)(in->len - pos < block ? in->len - pos : block);
-		int c = LZ4_compress_HC((const char *)in->p + pos, (char *)out.p + out.len + 4, n,
+		int c = LZ4_compress_HC((const char *)in->p + pos,
+					(char *)out.p + out.len + 4, n,
 					LZ4_compressBound(n), 9);
 
 		assert_true(c > 0);
@@ -180,7 +191,7 @@ static struct blob lz4_legacy_lib(const struct blob *in)
 
 static struct blob lz4_frame_lib(const struct blob *in)
 {
-	LZ4F_preferences_t prefs = { 0 };
+	LZ4F_preferences_t prefs = {0};
 	size_t cap;
 	struct blob out;
 
@@ -195,7 +206,7 @@ static struct blob lz4_frame_lib(const struct blob *in)
 static struct blob bzip2_lib(const struct blob *in)
 {
 	unsigned int cap = (unsigned int)(in->len + in->len / 100 + 600);
-	struct blob out = { malloc(cap), 0 };
+	struct blob out = {malloc(cap), 0};
 
 	assert_int_equal(BZ2_bzBuffToBuffCompress((char *)out.p, &cap, (char *)in->p,
 						  (unsigned int)in->len, 9, 0, 0),
@@ -207,21 +218,22 @@ static struct blob bzip2_lib(const struct blob *in)
 /* An lzop container as `lzop -9` writes it: version 0x1040, adler32 of the data. */
 static size_t lzop_header(unsigned char *p)
 {
-	static const unsigned char magic[9] = { 0x89, 'L', 'Z', 'O', 0, '\r', '\n', 0x1a, '\n' };
+	static const unsigned char magic[9] = {0x89, 'L',  'Z',	 'O', 0,
+					       '\r', '\n', 0x1a, '\n'};
 	size_t n = 0;
 
 	memcpy(p, magic, 9);
 	n = 9;
-	p[n++] = 0x10, p[n++] = 0x40;	/* version */
-	p[n++] = 0x20, p[n++] = 0xa0;	/* library version */
-	p[n++] = 0x09, p[n++] = 0x40;	/* needed to extract */
-	p[n++] = 3;			/* M_LZO1X_999 */
-	p[n++] = 9;			/* level */
-	put_be32(p + n, 0x03000001);	/* F_OS_UNIX | F_ADLER32_D */
+	p[n++] = 0x10, p[n++] = 0x40; /* version */
+	p[n++] = 0x20, p[n++] = 0xa0; /* library version */
+	p[n++] = 0x09, p[n++] = 0x40; /* needed to extract */
+	p[n++] = 3;		      /* M_LZO1X_999 */
+	p[n++] = 9;		      /* level */
+	put_be32(p + n, 0x03000001);  /* F_OS_UNIX | F_ADLER32_D */
 	n += 4;
-	memset(p + n, 0, 12);		/* mode, mtime low, mtime high */
+	memset(p + n, 0, 12); /* mode, mtime low, mtime high */
 	n += 12;
-	p[n++] = 0;			/* no file name */
+	p[n++] = 0; /* no file name */
 	put_be32(p + n, lzo_adler32(1, p + 9, (lzo_uint)(n - 9)));
 	return n + 4;
 }
@@ -229,7 +241,8 @@ static size_t lzop_header(unsigned char *p)
 static struct blob lzop_lib(const struct blob *in)
 {
 	const size_t block = 256 * 1024;
-	struct blob out = { malloc(64 + in->len + in->len / 16 + 64 * (in->len / block + 1)), 0 };
+	struct blob out = {
+		malloc(64 + in->len + in->len / 16 + 64 * (in->len / block + 1)), 0};
 	void *wrk = malloc(LZO1X_999_MEM_COMPRESS);
 
 	assert_int_equal(lzo_init(), LZO_E_OK);
@@ -238,8 +251,9 @@ static struct blob lzop_lib(const struct blob *in)
 		lzo_uint n = in->len - pos < block ? in->len - pos : block, c;
 		unsigned char *hdr = out.p + out.len;
 
-		assert_int_equal(lzo1x_999_compress(in->p + pos, n, hdr + 12, &c, wrk), LZO_E_OK);
-		if (c >= n) {	/* incompressible: stored */
+		assert_int_equal(lzo1x_999_compress(in->p + pos, n, hdr + 12, &c, wrk),
+				 LZO_E_OK);
+		if (c >= n) { /* incompressible: stored */
 			memcpy(hdr + 12, in->p + pos, n);
 			c = n;
 		}
@@ -259,10 +273,10 @@ static struct blob lzop_lib(const struct blob *in)
 static struct sample samples[10];
 static size_t nsamples;
 
-static void add(enum kp_comp comp, const char *name, struct blob z, const struct blob *orig,
-		bool checksummed)
+static void add(enum kp_comp comp, const char *name, struct blob z,
+		const struct blob *orig, bool checksummed)
 {
-	samples[nsamples++] = (struct sample){ comp, name, z, orig, checksummed };
+	samples[nsamples++] = (struct sample){comp, name, z, orig, checksummed};
 }
 
 static int setup(void **state)
@@ -292,10 +306,11 @@ static int teardown(void **state)
 
 static void expect_roundtrip(const struct sample *s, const unsigned char *in, size_t len)
 {
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	void *out = NULL;
 	size_t out_len = 0;
-	int ret = kp_decompress(s->comp, in, len, KP_DECOMPRESS_MAX, &out, &out_len, &err);
+	int ret =
+		kp_decompress(s->comp, in, len, KP_DECOMPRESS_MAX, &out, &out_len, &err);
 
 	if (ret)
 		fail_msg("%s: %s", s->name, err.msg);
@@ -307,13 +322,15 @@ static void expect_roundtrip(const struct sample *s, const unsigned char *in, si
 static void expect_failure(const struct sample *s, const unsigned char *in, size_t len,
 			   const char *what)
 {
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	void *out = (void *)1;
 	size_t out_len = 1;
-	int ret = kp_decompress(s->comp, in, len, KP_DECOMPRESS_MAX, &out, &out_len, &err);
+	int ret =
+		kp_decompress(s->comp, in, len, KP_DECOMPRESS_MAX, &out, &out_len, &err);
 
 	if (ret >= 0)
-		fail_msg("%s %s: decompressed %zu bytes instead of failing", s->name, what, out_len);
+		fail_msg("%s %s: decompressed %zu bytes instead of failing", s->name,
+			 what, out_len);
 	assert_null(out);
 	assert_int_equal(out_len, 0);
 	assert_int_equal(err.code, -ret);
@@ -326,8 +343,12 @@ static void expect_failure(const struct sample *s, const unsigned char *in, size
 static void test_detect(void **state)
 {
 	for (size_t i = 0; i < nsamples; i++)
-		assert_int_equal(kp_comp_detect(samples[i].z.p, samples[i].z.len), samples[i].comp);
-	assert_int_equal(kp_comp_detect("\x7f" "ELF\2\1\1", 7), KP_COMP_NONE);
+		assert_int_equal(kp_comp_detect(samples[i].z.p, samples[i].z.len),
+				 samples[i].comp);
+	assert_int_equal(kp_comp_detect("\x7f"
+					"ELF\2\1\1",
+					7),
+			 KP_COMP_NONE);
 	assert_int_equal(kp_comp_detect("", 0), KP_COMP_NONE);
 	assert_int_equal(kp_comp_detect("\x1f", 1), KP_COMP_NONE);
 	assert_string_equal(kp_comp_name(KP_COMP_ZSTD), "zstd");
@@ -362,8 +383,8 @@ static void test_truncated(void **state)
 {
 	for (size_t i = 0; i < nsamples; i++) {
 		const struct sample *s = &samples[i];
-		const size_t cuts[] = { 1, 5, 12, s->z.len / 3, s->z.len / 2, s->z.len - 9,
-					s->z.len - 1 };
+		const size_t cuts[] = {
+			1, 5, 12, s->z.len / 3, s->z.len / 2, s->z.len - 9, s->z.len - 1};
 
 		for (size_t k = 0; k < sizeof(cuts) / sizeof(cuts[0]); k++) {
 			unsigned char *p = malloc(cuts[k]);
@@ -402,11 +423,11 @@ static void test_corrupt_headers(void **state)
 
 		memcpy(p, s->z.p, s->z.len);
 		if (s->comp == KP_COMP_LZ4 && p[0] == 0x02)
-			p[4] = p[5] = p[6] = 0xff, p[7] = 0x7f;	/* block size > bound */
+			p[4] = p[5] = p[6] = 0xff, p[7] = 0x7f; /* block size > bound */
 		else if (s->comp == KP_COMP_LZMA)
-			p[0] = 0xff;	/* lc/lp/pb out of range */
+			p[0] = 0xff; /* lc/lp/pb out of range */
 		else
-			memset(p + 4, 0xa5, 8);	/* right magic, garbage header */
+			memset(p + 4, 0xa5, 8); /* right magic, garbage header */
 		expect_failure(s, p, s->z.len, "with a corrupt header");
 		free(p);
 	}
@@ -420,11 +441,11 @@ static void test_corrupt_random(void **state)
 	for (size_t i = 0; i < nsamples; i++) {
 		const struct sample *s = &samples[i];
 
-		if (s->orig == &big)	/* keep the test quick */
+		if (s->orig == &big) /* keep the test quick */
 			continue;
 		for (int round = 0; round < 40; round++) {
 			unsigned char *p = malloc(s->z.len);
-			struct kp_err err = { 0 };
+			struct kp_err err = {0};
 			size_t out_len;
 			void *out;
 			int ret;
@@ -432,7 +453,8 @@ static void test_corrupt_random(void **state)
 			memcpy(p, s->z.p, s->z.len);
 			for (int k = 0; k < 1 + round % 4; k++) {
 				seed = seed * 1103515245 + 12345;
-				p[(seed >> 8) % s->z.len] ^= (unsigned char)(1 + (seed >> 24) % 255);
+				p[(seed >> 8) % s->z.len] ^=
+					(unsigned char)(1 + (seed >> 24) % 255);
 			}
 			ret = kp_decompress(s->comp, p, s->z.len, 4 * s->orig->len, &out,
 					    &out_len, &err);
@@ -448,17 +470,18 @@ static void test_max_out(void **state)
 {
 	for (size_t i = 0; i < nsamples; i++) {
 		const struct sample *s = &samples[i];
-		struct kp_err err = { 0 };
+		struct kp_err err = {0};
 		size_t out_len;
 		void *out;
 		int ret;
 
-		ret = kp_decompress(s->comp, s->z.p, s->z.len, s->orig->len - 1, &out, &out_len,
-				    &err);
+		ret = kp_decompress(s->comp, s->z.p, s->z.len, s->orig->len - 1, &out,
+				    &out_len, &err);
 		assert_int_equal(ret, -EFBIG);
 		assert_non_null(strstr(err.msg, "exceeds the limit"));
 		kp_err_clear(&err);
-		ret = kp_decompress(s->comp, s->z.p, s->z.len, s->orig->len, &out, &out_len, &err);
+		ret = kp_decompress(s->comp, s->z.p, s->z.len, s->orig->len, &out,
+				    &out_len, &err);
 		if (ret)
 			fail_msg("%s at exactly max_out: %s", s->name, err.msg);
 		assert_int_equal(out_len, s->orig->len);
@@ -468,27 +491,54 @@ static void test_max_out(void **state)
 
 static void test_edge_inputs(void **state)
 {
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	size_t out_len;
 	void *out;
 
-	assert_int_equal(kp_decompress(KP_COMP_XZ, "", 0, 100, &out, &out_len, &err), -EBADMSG);
+	assert_int_equal(kp_decompress(KP_COMP_XZ, "", 0, 100, &out, &out_len, &err),
+			 -EBADMSG);
 	kp_err_clear(&err);
-	assert_int_equal(kp_decompress(KP_COMP_NONE, "abc", 3, 100, &out, &out_len, &err), 0);
+	assert_int_equal(kp_decompress(KP_COMP_NONE, "abc", 3, 100, &out, &out_len, &err),
+			 0);
 	assert_int_equal(out_len, 3);
 	assert_memory_equal(out, "abc", 3);
 	free(out);
-	assert_int_equal(kp_decompress(KP_COMP_NONE, "abc", 3, 2, &out, &out_len, &err), -EFBIG);
+	assert_int_equal(kp_decompress(KP_COMP_NONE, "abc", 3, 2, &out, &out_len, &err),
+			 -EFBIG);
 	kp_err_clear(&err);
-	assert_int_equal(kp_decompress((enum kp_comp)99, "abc", 3, 100, &out, &out_len, &err),
-			 -ENOTSUP);
+	assert_int_equal(
+		kp_decompress((enum kp_comp)99, "abc", 3, 100, &out, &out_len, &err),
+		-ENOTSUP);
 	/* Magic and nothing else. */
-	assert_true(kp_decompress(KP_COMP_LZO, "\x89LZO\0\r\n\x1a\n", 9, 100, &out, &out_len,
-				  NULL) < 0);
+	assert_true(kp_decompress(KP_COMP_LZO, "\x89LZO\0\r\n\x1a\n", 9, 100, &out,
+				  &out_len, NULL) < 0);
 	assert_true(kp_decompress(KP_COMP_LZ4, "\x02\x21\x4c\x18", 4, 100, &out, &out_len,
 				  NULL) == 0);
 	assert_int_equal(out_len, 0);
 	free(out);
+}
+
+/*
+ * Legacy lz4 has no end marker: a short block ends it. Data that is a whole
+ * number of 8 MiB blocks ends at a size field with nothing after it, which
+ * is exactly what the bzImage size trailer looks like.
+ */
+static void test_lz4_legacy_whole_blocks(void **state)
+{
+	struct blob data = make_data(8U << 20, 3), z = lz4_legacy_lib(&data);
+	struct sample s = {KP_COMP_LZ4, "lz4 legacy, one full block", z, &data, false};
+	unsigned char *p = malloc(z.len + 4);
+	uint32_t size = (uint32_t)data.len;
+
+	memcpy(p, z.p, z.len);
+	memcpy(p + z.len, &size, 4);
+	expect_roundtrip(&s, p, z.len);
+	expect_roundtrip(&s, p, z.len + 4);
+	/* A size field cut short after a full block is truncation. */
+	expect_failure(&s, p, z.len + 2, "cut in a size field");
+	free(p);
+	free(z.p);
+	free(data.p);
 }
 
 /* ---- the command-line tools, as the kernel's build runs them ---- */
@@ -504,7 +554,7 @@ static bool have_tool(const char *tool)
 static struct blob run_tool(const char *dir, const char *cmd)
 {
 	char line[512], path[256];
-	struct blob out = { NULL, 0 };
+	struct blob out = {NULL, 0};
 	FILE *f;
 	long n;
 
@@ -540,16 +590,17 @@ static void test_tools(void **state)
 	static const struct {
 		const char *tool, *cmd;
 		enum kp_comp comp;
-		bool big;	/* enough data for several blocks */
+		bool big; /* enough data for several blocks */
 	} tools[] = {
-		{ "gzip", "gzip -n -9", KP_COMP_GZIP, false },
-		{ "xz", "xz --check=crc32 --x86 --lzma2=preset=6,dict=4MiB", KP_COMP_XZ, false },
-		{ "lzma", "lzma -9", KP_COMP_LZMA, false },
-		{ "zstd", "zstd -q -19", KP_COMP_ZSTD, false },
-		{ "lz4", "lz4 -q -l -9 --favor-decSpeed", KP_COMP_LZ4, true },
-		{ "lz4", "lz4 -q -9", KP_COMP_LZ4, false },
-		{ "bzip2", "bzip2 -9", KP_COMP_BZIP2, false },
-		{ "lzop", "lzop -9", KP_COMP_LZO, false },
+		{"gzip", "gzip -n -9", KP_COMP_GZIP, false},
+		{"xz", "xz --check=crc32 --x86 --lzma2=preset=6,dict=4MiB", KP_COMP_XZ,
+		 false},
+		{"lzma", "lzma -9", KP_COMP_LZMA, false},
+		{"zstd", "zstd -q -19", KP_COMP_ZSTD, false},
+		{"lz4", "lz4 -q -l -9 --favor-decSpeed", KP_COMP_LZ4, true},
+		{"lz4", "lz4 -q -9", KP_COMP_LZ4, false},
+		{"bzip2", "bzip2 -9", KP_COMP_BZIP2, false},
+		{"lzop", "lzop -9", KP_COMP_LZO, false},
 	};
 	char dir[] = "/tmp/kvmprof-test-XXXXXX", path[64];
 	unsigned int ran = 0;
@@ -557,10 +608,11 @@ static void test_tools(void **state)
 	assert_non_null(mkdtemp(dir));
 	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
 		const struct blob *in = tools[i].big ? &big : &small;
-		struct sample s = { tools[i].comp, tools[i].cmd, { NULL, 0 }, in, true };
+		struct sample s = {tools[i].comp, tools[i].cmd, {NULL, 0}, in, true};
 
 		if (!have_tool(tools[i].tool)) {
-			print_message("[   INFO   ] %s not installed: skipped\n", tools[i].tool);
+			print_message("[   INFO   ] %s not installed: skipped\n",
+				      tools[i].tool);
 			continue;
 		}
 		write_input(dir, in);
@@ -588,6 +640,7 @@ int main(void)
 		cmocka_unit_test(test_corrupt_random),
 		cmocka_unit_test(test_max_out),
 		cmocka_unit_test(test_edge_inputs),
+		cmocka_unit_test(test_lz4_legacy_whole_blocks),
 		cmocka_unit_test(test_tools),
 	};
 

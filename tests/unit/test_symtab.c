@@ -50,10 +50,15 @@ static void test_lookup_offsets(void **state)
 	assert_non_null(s);
 	assert_string_equal(s->name, "do_syscall_64");
 	assert_int_equal(off, 0x10);
-	/* Equal addresses: the first inserted name wins, as perf shows it. */
+	/*
+	 * Equal addresses in a size-less table: as in perf, only the last alias
+	 * gets a length (up to the next address), so it is the one shown.
+	 */
 	s = symtab_lookup(st, 0xffffffff81001000, &off);
-	assert_string_equal(s->name, "entry_SYSCALL_64");
+	assert_string_equal(s->name, "alias");
 	assert_int_equal(off, 0);
+	/* Every alias stays findable by name. */
+	assert_non_null(symtab_find(st, "entry_SYSCALL_64"));
 	assert_null(symtab_lookup(st, 0xffffffff80000000, &off));
 	symtab_free(st);
 }
@@ -107,6 +112,30 @@ static void test_negative_slide(void **state)
 	symtab_free(st);
 }
 
+/* Sized (ELF) tables: perf's choose_best_symbol() rules, and sizes bound lookups. */
+static void test_sized_aliases_follow_perf(void **state)
+{
+	struct symtab *st = symtab_new();
+
+	st->bounded = true;
+	symtab_add(st, 0x1000, 'W', "weak_one", NULL);
+	symtab_add(st, 0x1000, 't', "local_one", NULL);
+	symtab_add(st, 0x1000, 'T', "__global_underscored", NULL);
+	symtab_add(st, 0x1000, 'T', "global_plain", NULL);
+	symtab_add(st, 0x2000, 'T', "short", NULL);
+	symtab_add(st, 0x2000, 'T', "longer_name", NULL);
+	for (size_t i = 0; i < st->nr; i++)
+		st->syms[i].size = 0x10;
+	assert_int_equal(symtab_finish(st), 0);
+	/* non-weak > weak, global > local, fewer leading underscores win */
+	assert_string_equal(symtab_lookup(st, 0x1008, NULL)->name, "global_plain");
+	/* then the longer name */
+	assert_string_equal(symtab_lookup(st, 0x2000, NULL)->name, "longer_name");
+	/* past the ELF size: padding, not code */
+	assert_null(symtab_lookup(st, 0x1010, NULL));
+	symtab_free(st);
+}
+
 static void test_many_symbols(void **state)
 {
 	struct symtab *st = symtab_new();
@@ -136,6 +165,7 @@ int main(void)
 		cmocka_unit_test(test_lookup_text_range),
 		cmocka_unit_test(test_slide_from_anchor),
 		cmocka_unit_test(test_negative_slide),
+		cmocka_unit_test(test_sized_aliases_follow_perf),
 		cmocka_unit_test(test_many_symbols),
 	};
 

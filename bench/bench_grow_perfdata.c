@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Make a large perf.data from a real one: every non-sample record once, then
+ * the recorded samples repeated (with times moved forward) until there are
+ * N of them. Report benchmarks need a million real-looking samples, which a
+ * 2-CPU machine would take minutes to record.
+ *
+ *   bench_grow_perfdata IN OUT N
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perfdata.h"
+
+static int copy_pass(struct pd_file *in, struct pd_writer *w, bool samples, uint64_t *left,
+		     uint64_t shift, struct kp_err *err)
+{
+	const struct perf_event_header *ev;
+	uint8_t buf[65536];
+	uint64_t pos = 0;
+	int ret;
+
+	while ((ret = pd_next(in, &pos, &ev, err)) == 1) {
+		bool is_sample = ev->type == PERF_RECORD_SAMPLE;
+
+		if (is_sample != samples)
+			continue;
+		if (samples && !*left)
+			return 0;
+		memcpy(buf, ev, ev->size);
+		/* IDENTIFIER, IP, TID, TIME: move time on so that rounds stay ordered. */
+		if (samples && (in->evsels[0].attr.sample_type & PERF_SAMPLE_TIME)) {
+			int idx = !!(in->evsels[0].attr.sample_type & PERF_SAMPLE_IDENTIFIER) +
+				  !!(in->evsels[0].attr.sample_type & PERF_SAMPLE_IP) +
+				  !!(in->evsels[0].attr.sample_type & PERF_SAMPLE_TID);
+			uint64_t *t = (uint64_t *)(buf + sizeof(*ev)) + idx;
+
+			*t += shift;
+		}
+		if (pd_writer_append(w, buf, ev->size, err))
+			return -1;
+		if (samples)
+			(*left)--;
+	}
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct kp_err err = { 0 };
+	struct pd_file *in;
+	struct pd_writer *w;
+	uint64_t left, shift = 0;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: bench_grow_perfdata IN OUT N\n");
+		return 2;
+	}
+	left = strtoull(argv[3], NULL, 0);
+	if (pd_open(argv[1], &in, &err) || pd_writer_create(argv[2], &w, &err))
+		goto fail;
+	for (size_t i = 0; i < in->nr_evsels; i++)
+		pd_writer_add_evsel(w, &in->evsels[i].attr, in->evsels[i].name, in->evsels[i].ids,
+				    in->evsels[i].nr_ids);
+	if (pd_writer_begin_data(w, &err) || copy_pass(in, w, false, &left, 0, &err))
+		goto fail;
+	while (left) {
+		uint64_t before = left;
+
+		if (copy_pass(in, w, true, &left, shift, &err))
+			goto fail;
+		if (left == before) {
+			fprintf(stderr, "bench_grow_perfdata: %s has no samples\n", argv[1]);
+			return 1;
+		}
+		shift += 10000000000ULL;
+	}
+	if (in->hostname[0])
+		pd_writer_set_string(w, PD_FEAT_HOSTNAME, in->hostname);
+	if (in->osrelease[0])
+		pd_writer_set_string(w, PD_FEAT_OSRELEASE, in->osrelease);
+	if (in->kvmprof_feature)
+		pd_writer_set_kvmprof(w, in->kvmprof_feature, in->kvmprof_feature_size);
+	if (in->host_ksyms)
+		pd_writer_set_feature(w, PD_FEAT_KVMPROF_KSYMS, in->host_ksyms,
+				      in->host_ksyms_size);
+	if (pd_writer_finish(w, &err))
+		goto fail;
+	pd_close(in);
+	return 0;
+fail:
+	fprintf(stderr, "bench_grow_perfdata: %s\n", err.msg);
+	return 1;
+}

@@ -1,0 +1,80 @@
+#!/bin/bash
+# kvmprof benchmarks, each measured side by side with its reference in one run.
+#
+#   bench/run.sh BUILD_DIR [NAME...]      NAME: symbols report (default: all available)
+#
+# Each benchmark prints its measurements and its target, then "PASS" or "MISS".
+# Targets (see the issues): kallsyms parse of 200k symbols <= 30 ms, >= 20 M
+# lookups/s; kvmprof report >= 10x faster than perf report --stdio on 1M
+# samples, peak RSS no larger, same top 20 rows.
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$(cd "$REPO" && cd "${1:-build}" && pwd)
+shift || true
+WORK=$(mktemp -d /tmp/kvmprof-bench.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+misses=0
+
+verdict() {
+	if [ "$1" = 1 ]; then echo "  PASS"; else echo "  MISS"; misses=$((misses + 1)); fi
+}
+
+# A 200k-symbol kallsyms: this machine's own table, widened with renamed copies.
+bench_symbols() {
+	local src=$WORK/kallsyms.200k line parse lookups
+	echo "== symbols: kallsyms parse and lookup"
+	"$BUILD/kvmprof" symbols /proc/kallsyms >"$WORK/k" || return
+	{ cat "$WORK/k"; awk '{ printf "%s %s %s.copy%d\n", $1, $2, $3, NR }' "$WORK/k"; } |
+		head -200000 | sort >"$src"
+	line=$("$BUILD/bench/bench_symtab" "$src" 50000000) || return
+	echo "  $line"
+	parse=$(sed -n 's/.*parse_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+	lookups=$(sed -n 's/.*lookups_per_s=\([0-9]*\).*/\1/p' <<<"$line")
+	echo "  targets: parse <= 30 ms for 200k symbols, >= 20000000 lookups/s"
+	verdict "$(awk -v p="$parse" -v l="$lookups" 'BEGIN { print (p <= 30 && l >= 20000000) }')"
+}
+
+# Median elapsed seconds and max RSS (KB) of 5 runs of a command.
+measure() {
+	local out=$1
+	shift
+	for i in 1 2 3 4 5; do
+		/usr/bin/time -f "%e %M" -o "$WORK/t.$i" "$@" >"$out" 2>/dev/null
+	done
+	cat "$WORK"/t.[1-5] | sort -n | sed -n 3p
+}
+
+top20() {
+	grep -v '^#' | grep -E '^ +[0-9]' | head -20 | awk '{ $1 = $1; print }'
+}
+
+bench_report() {
+	local src=$WORK/src.data big=$WORK/big.data k p kt kr pt pr same ratio
+	echo "== report: kvmprof report vs perf report --stdio, 1M samples"
+	"$BUILD/kvmprof" record -q -a -o "$src" -- \
+		sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done' || return
+	"$BUILD/bench/bench_grow_perfdata" "$src" "$big" 1000000 || return
+	# Warm the page cache and perf's caches before timing either tool.
+	"$BUILD/kvmprof" report -i "$big" >/dev/null
+	perf report -i "$big" --stdio >/dev/null 2>&1
+	k=$(measure "$WORK/k.txt" "$BUILD/kvmprof" report -i "$big" --stdio)
+	p=$(measure "$WORK/p.txt" perf report -i "$big" --stdio -s comm,dso,sym)
+	read -r kt kr <<<"$k"
+	read -r pt pr <<<"$p"
+	same=0
+	diff <(top20 <"$WORK/k.txt") <(top20 <"$WORK/p.txt") >"$WORK/top.diff" && same=1
+	ratio=$(awk -v a="$pt" -v b="$kt" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')
+	echo "  kvmprof: ${kt}s ${kr} KB   perf: ${pt}s ${pr} KB   speed-up: ${ratio}x"
+	echo "  same top 20 rows: $([ $same = 1 ] && echo yes || echo no)"
+	[ $same = 1 ] || sed 's/^/    /' "$WORK/top.diff" | head -20
+	echo "  targets: >= 10x faster, RSS <= perf's, same top 20"
+	verdict "$(awk -v r="$ratio" -v a="$kr" -v b="$pr" -v s=$same \
+		'BEGIN { print (r >= 10 && a <= b && s == 1) }')"
+}
+
+names=("$@")
+[ ${#names[@]} -eq 0 ] && names=(symbols report)
+for n in "${names[@]}"; do
+	"bench_$n"
+done
+echo "benchmarks: $misses missed"

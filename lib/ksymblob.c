@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "ksymblob.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "arena.h"
+#include "decompress.h"
+
+#define BLOB_MAGIC "KPKSYM1"
+#define NO_MODULE  0xffffffffU
+
+struct blob_header {
+	char magic[8];
+	uint64_t nr;
+	uint64_t names_len;
+	int64_t slide;
+};
+
+static size_t raw_size(uint64_t nr, uint64_t names_len)
+{
+	return sizeof(struct blob_header) + nr * (8 + 4 + 4 + 1) + names_len;
+}
+
+/* Names and module names, each stored once, in one string area. */
+static size_t names_size(const struct symtab *st)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < st->nr; i++) {
+		n += strlen(st->syms[i].name) + 1;
+		if (st->syms[i].module && (!i || st->syms[i].module != st->syms[i - 1].module))
+			n += strlen(st->syms[i].module) + 1;
+	}
+	return n;
+}
+
+static void fill_raw(const struct symtab *st, uint8_t *raw, size_t names_len)
+{
+	struct blob_header h = { BLOB_MAGIC, st->nr, names_len, st->slide };
+	uint64_t *addrs = (uint64_t *)(raw + sizeof(h));
+	uint32_t *name_off = (uint32_t *)(addrs + st->nr);
+	uint32_t *mod_off = name_off + st->nr;
+	uint8_t *types = (uint8_t *)(mod_off + st->nr);
+	char *names = (char *)(types + st->nr);
+	uint32_t pos = 0, last_mod = NO_MODULE;
+
+	memcpy(raw, &h, sizeof(h));
+	for (size_t i = 0; i < st->nr; i++) {
+		const struct ksym *s = &st->syms[i];
+		size_t len = strlen(s->name) + 1;
+
+		addrs[i] = s->addr;
+		types[i] = (uint8_t)s->type;
+		memcpy(names + pos, s->name, len);
+		name_off[i] = pos;
+		pos += (uint32_t)len;
+		if (s->module && (!i || s->module != st->syms[i - 1].module)) {
+			len = strlen(s->module) + 1;
+			memcpy(names + pos, s->module, len);
+			last_mod = pos;
+			pos += (uint32_t)len;
+		}
+		mod_off[i] = s->module ? last_mod : NO_MODULE;
+	}
+}
+
+int ksymblob_encode(const struct symtab *st, void **out, size_t *out_len)
+{
+	size_t names_len = names_size(st), len = raw_size(st->nr, names_len), bound, n;
+	uint8_t *raw;
+	void *z;
+
+	if (names_len >= NO_MODULE)
+		return -EFBIG;
+	raw = malloc(len);
+	bound = ZSTD_compressBound(len);
+	z = malloc(bound);
+	if (!raw || !z) {
+		free(raw);
+		free(z);
+		return -ENOMEM;
+	}
+	fill_raw(st, raw, names_len);
+	n = ZSTD_compress(z, bound, raw, len, 3);
+	free(raw);
+	if (ZSTD_isError(n)) {
+		free(z);
+		return -EIO;
+	}
+	*out = z;
+	*out_len = n;
+	return 0;
+}
+
+static int bad(struct kp_err *err, const char *what, const char *why)
+{
+	return kp_errorf(err, EINVAL, "%s: embedded symbol table: %s", what, why);
+}
+
+/* Every offset is checked: the blob comes from a file, maybe a damaged one. */
+static int fill_table(const uint8_t *raw, size_t len, const char *what, struct symtab *st,
+		      struct kp_err *err)
+{
+	struct blob_header h;
+	const uint64_t *addrs;
+	const uint32_t *name_off, *mod_off;
+	const uint8_t *types;
+	char *names;
+
+	memcpy(&h, raw, sizeof(h));
+	if (memcmp(h.magic, BLOB_MAGIC, sizeof(h.magic)) || h.nr > (1U << 24) ||
+	    h.names_len > len || raw_size(h.nr, h.names_len) != len)
+		return bad(err, what, "malformed header");
+	addrs = (const uint64_t *)(raw + sizeof(h));
+	name_off = (const uint32_t *)(addrs + h.nr);
+	mod_off = name_off + h.nr;
+	types = (const uint8_t *)(mod_off + h.nr);
+	names = arena_alloc(st->strings, h.names_len + 1);
+	st->syms = malloc((h.nr ? h.nr : 1) * sizeof(*st->syms));
+	if (!names || !st->syms)
+		return kp_errorf(err, ENOMEM, "%s: out of memory", what);
+	memcpy(names, types + h.nr, h.names_len);
+	names[h.names_len] = '\0';
+	if (h.names_len && names[h.names_len - 1])
+		return bad(err, what, "unterminated names");
+	st->alloc = h.nr;
+	for (size_t i = 0; i < h.nr; i++) {
+		if (name_off[i] >= h.names_len ||
+		    (mod_off[i] != NO_MODULE && mod_off[i] >= h.names_len))
+			return bad(err, what, "name offset out of range");
+		st->syms[i] = (struct ksym){ addrs[i], 0, names + name_off[i],
+					     mod_off[i] == NO_MODULE ? NULL : names + mod_off[i],
+					     (char)types[i] };
+	}
+	st->nr = h.nr;
+	st->slide = h.slide;
+	return symtab_finish(st) ? kp_errorf(err, ENOMEM, "%s: out of memory", what) : 0;
+}
+
+int ksymblob_decode(const void *blob, size_t len, const char *what, struct symtab **out,
+		    struct kp_err *err)
+{
+	struct symtab *st;
+	void *raw;
+	size_t raw_len;
+	int ret;
+
+	*out = NULL;
+	ret = kp_decompress(KP_COMP_ZSTD, blob, len, 256ULL << 20, &raw, &raw_len, err);
+	if (ret)
+		return kp_err_prefix(err, "%s: embedded symbol table", what);
+	if (raw_len < sizeof(struct blob_header)) {
+		free(raw);
+		return bad(err, what, "truncated");
+	}
+	st = symtab_new();
+	if (!st) {
+		free(raw);
+		return kp_errorf(err, ENOMEM, "%s: out of memory", what);
+	}
+	ret = fill_table(raw, raw_len, what, st, err);
+	free(raw);
+	if (ret) {
+		symtab_free(st);
+		return ret;
+	}
+	*out = st;
+	return 0;
+}

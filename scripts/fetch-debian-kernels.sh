@@ -53,7 +53,7 @@ from_meta() {
 newest() {
 	local prefix=$1 regex=$2 pkg
 
-	apt-cache pkgnames "$prefix" 2>/dev/null | grep -E "$regex" | sort -V -r |
+	{ apt-cache pkgnames "$prefix" 2>/dev/null | grep -E "$regex" || true; } | sort -V -r |
 		while read -r pkg; do
 			if [ -n "$(candidate "$pkg")" ]; then
 				echo "$pkg"
@@ -74,6 +74,19 @@ resolve() {
 		return 1
 	fi
 	echo "$pkg"
+}
+
+# A fresh machine has empty package lists: refresh them once, as root.
+apt_lists_ready() {
+	if [ -n "$(candidate linux-image-amd64)" ]; then
+		return 0
+	fi
+	if [ "$(id -u)" -ne 0 ]; then
+		log "apt knows no linux-image-amd64; run apt-get update as root"
+		return 1
+	fi
+	log "refreshing apt's package lists"
+	apt-get update -q >/dev/null
 }
 
 fetch_one() {
@@ -117,13 +130,14 @@ print_cached() {
 }
 
 main() {
-	local dirs=() pkg
+	local dirs=() pkg series
 
 	mkdir -p "$DEST"
 	if [ "$FETCH" = 0 ]; then
 		[ "$PRINT" = 1 ] && print_cached
 		return 0
 	fi
+	apt_lists_ready
 	for series in 6.1 6.12; do
 		case "$series" in
 		6.1) pkg=$(resolve linux-image-amd64 linux-image-6.1.0- \

@@ -70,7 +70,7 @@ static int parse_args(int argc, char **argv, struct symbols_opts *o)
 	bool lookup = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+s:a:lih", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:a:lih", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (parse_slide(optarg, &o->slide)) {
@@ -162,10 +162,10 @@ static int print_lookups(const struct symtab *st, char **addrs, int nr)
 		if (!sym)
 			printf("%016" PRIx64 " [unknown]\n", addr);
 		else if (sym->module)
-			printf("%016" PRIx64 " %s+%#" PRIx64 " [%s]\n", addr, sym->name, off,
+			printf("%016" PRIx64 " %s+0x%" PRIx64 " [%s]\n", addr, sym->name, off,
 			       sym->module);
 		else
-			printf("%016" PRIx64 " %s+%#" PRIx64 "\n", addr, sym->name, off);
+			printf("%016" PRIx64 " %s+0x%" PRIx64 "\n", addr, sym->name, off);
 	}
 	return bad;
 }

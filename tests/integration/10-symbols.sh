@@ -1,0 +1,96 @@
+#!/bin/bash
+# kvmprof symbols on real kernels: Debian's 6.1 and 6.12 packages (vmlinuz
+# with a placeholder System.map, .ko.xz modules) and the project's own 6.12
+# build, whose bzImage must decode to exactly its System.map.
+. "$(dirname "$0")/../lib.sh"
+
+debian_dirs=$("$REPO/scripts/fetch-debian-kernels.sh" --print 2>"$TMP/fetch.err")
+check "Debian kernel packages are available" test -n "$debian_dirs"
+
+# Everything the table places in [_text, _etext) must be code, and there
+# must be plenty of it (init text lies past _etext and is not counted).
+check_table() {
+	awk '
+		$3 == "_text" { text = $1 } $3 == "_etext" { etext = $1 }
+		{ addr[NR] = $1; type[NR] = $2 }
+		END {
+			if (text == "" || etext == "") exit 2
+			for (i = 1; i <= NR; i++) {
+				if (addr[i] < text || addr[i] >= etext) continue
+				if (type[i] !~ /^[tTwW]$/) { print "not code: " addr[i] " " type[i]; exit 1 }
+				n++
+			}
+			if (n < 40000) { print "only " n " code symbols"; exit 1 }
+		}' "$1"
+}
+
+for dir in $debian_dirs; do
+	vmlinuz=$(ls "$dir"/boot/vmlinuz-* | head -1)
+	ver=${vmlinuz##*/vmlinuz-}
+	"$KVMPROF" symbols "$vmlinuz" >"$TMP/$ver.syms" 2>"$TMP/$ver.err"
+	n=$(wc -l <"$TMP/$ver.syms")
+	check "$ver: vmlinuz decodes to more than 50k symbols ($n)" test "$n" -gt 50000
+	for sym in _text _stext _etext entry_SYSCALL_64 do_syscall_64 __x64_sys_getpid; do
+		check "$ver: $sym present" grep -qE "^[0-9a-f]{16} [A-Za-z] $sym\$" "$TMP/$ver.syms"
+	done
+	check "$ver: [_text, _etext) holds 40k+ code symbols and nothing else" check_table "$TMP/$ver.syms"
+	expect_fail "$ver: placeholder System.map is 'no symbols here'" "placeholder.*no symbols" \
+		"$KVMPROF" symbols "$dir/boot/System.map-$ver"
+	# --info gives the build-id, which must equal the one file(1) reads from the ELF.
+	"$KVMPROF" symbols --info "$vmlinuz" >"$TMP/$ver.info"
+	check "$ver: build-id found" grep -qE '^build-id: [0-9a-f]{40}$' "$TMP/$ver.info"
+	# Modules: .ko.xz with symbols, a layout and a build-id.
+	ko=$(find "$dir/lib/modules" -name 'kvm.ko*' | head -1)
+	check "$ver: kvm module present in the package" test -n "$ko"
+	"$KVMPROF" symbols "$ko" >"$TMP/$ver.kvm" 2>&1
+	check "$ver: ${ko##*/} loads with symbols" grep -qE ' kvm_vcpu_ioctl	\[kvm\]$' "$TMP/$ver.kvm"
+	check "$ver: ${ko##*/} has a build-id" \
+		bash -c "'$KVMPROF' symbols --info '$ko' | grep -qE '^build-id: [0-9a-f]{40}$'"
+	nko=0 bad=0
+	for m in $(find "$dir/lib/modules" -name '*.ko*' | head -40); do
+		nko=$((nko + 1))
+		"$KVMPROF" symbols "$m" >/dev/null 2>&1 || bad=$((bad + 1))
+	done
+	check "$ver: 40 modules all load ($bad failed)" test "$bad" -eq 0 -a "$nko" -eq 40
+	# Slide derivation from one runtime anchor, and lookup with it.
+	entry=$(awk '$3 == "entry_SYSCALL_64" { print $1 }' "$TMP/$ver.syms")
+	rt=$(printf '%x' $((0x$entry + 0x2a400000)))
+	out=$("$KVMPROF" symbols "$vmlinuz" --anchor="entry_SYSCALL_64=$rt" --lookup "$rt")
+	check "$ver: lookup with a slide from an anchor" grep -q "entry_SYSCALL_64+0x0" <<<"$out"
+	expect_fail "$ver: a slide that is not 2 MiB aligned is refused" "2 MiB" \
+		"$KVMPROF" symbols "$vmlinuz" --anchor="entry_SYSCALL_64=$(printf '%x' $((0x$rt + 0x1000)))"
+done
+
+# The project's kernel: decoded bzImage == System.map for every text symbol.
+kdir=$("$REPO/kernel/build.sh" --print-dir 2>"$TMP/kbuild.err")
+if [ -n "$kdir" ] && [ -f "$kdir/bzImage" ]; then
+	"$KVMPROF" symbols "$kdir/bzImage" | awk '$2 ~ /^[tTwW]$/' | sort >"$TMP/decoded"
+	awk '$2 ~ /^[tTwW]$/' "$kdir/System.map" | sort >"$TMP/sysmap"
+	n=$(wc -l <"$TMP/sysmap")
+	if diff "$TMP/sysmap" "$TMP/decoded" >"$TMP/k.diff"; then
+		ok "project kernel: bzImage decodes to its System.map ($n text symbols)"
+	else
+		fail "project kernel: bzImage decodes to its System.map"
+		head -10 "$TMP/k.diff" | sed 's/^/#   /'
+	fi
+	check "project kernel: vmlinux .symtab and bzImage agree on entry_SYSCALL_64" test \
+		"$("$KVMPROF" symbols "$kdir/vmlinux" | awk '$3 == "entry_SYSCALL_64" { print $1 }')" = \
+		"$(awk '$3 == "entry_SYSCALL_64" { print $1 }' "$TMP/decoded")"
+else
+	fail "project kernel build available (kernel/build.sh)"
+	tail -5 "$TMP/kbuild.err" | sed 's/^/#   /'
+fi
+
+# Damaged and wrong inputs: clear errors naming the file, no crash.
+vmlinuz=$(ls $(head -1 <<<"$debian_dirs")/boot/vmlinuz-* | head -1)
+head -c 2000000 "$vmlinuz" >"$TMP/vmlinuz.trunc"
+expect_fail "truncated vmlinuz" "vmlinuz.trunc" "$KVMPROF" symbols "$TMP/vmlinuz.trunc"
+cp "$vmlinuz" "$TMP/vmlinuz.corrupt"
+printf '\xde\xad\xbe\xef\xde\xad\xbe\xef' | dd of="$TMP/vmlinuz.corrupt" bs=1 seek=40000 conv=notrunc 2>/dev/null
+printf '\xde\xad\xbe\xef\xde\xad\xbe\xef' | dd of="$TMP/vmlinuz.corrupt" bs=1 seek=900000 conv=notrunc 2>/dev/null
+expect_fail "corrupted vmlinuz payload" "vmlinuz.corrupt" "$KVMPROF" symbols "$TMP/vmlinuz.corrupt"
+printf 'hello\nworld\n' >"$TMP/text.txt"
+expect_fail "not a symbol source" "text.txt: not a kernel symbol source" "$KVMPROF" symbols "$TMP/text.txt"
+expect_fail "directory" "is a directory" "$KVMPROF" symbols "$TMP"
+: >"$TMP/empty"
+expect_fail "empty file" "empty" "$KVMPROF" symbols "$TMP/empty"

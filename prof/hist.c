@@ -243,5 +243,7 @@ static int entry_cmp(const void *pa, const void *pb)
 
 void hists_sort(struct hists *h)
 {
+	if (!h->nr_entries)
+		return;
 	qsort(h->entries, h->nr_entries, sizeof(*h->entries), entry_cmp);
 }

@@ -63,11 +63,14 @@ GUESTFS_MOUNT := $(BUILD)/guestfs-mount
 
 PROGRAMS := $(KVMPROF) $(if $(MOUNT_SRC),$(GUESTFS_MOUNT))
 
+# The tiny purpose-built guest for the QEMU harness: a VMM and its payload.
+TINYVM := $(BUILD)/tinyvm/tinyvmm $(BUILD)/tinyvm/payload.elf $(BUILD)/tinyvm/payload.map
+
 .PHONY: all deps check unit integration fuzz demo bench clean kernel appliance \
 	format policy
 .DEFAULT_GOAL := all
 
-all: $(PROGRAMS) $(UNIT_BIN) $(BENCH_BIN)
+all: $(PROGRAMS) $(UNIT_BIN) $(BENCH_BIN) $(TINYVM)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -98,6 +101,21 @@ $(BUILD)/bench/%: bench/%.c $(LIBKVMPROF)
 	$(say) BENCH $@
 	$(Q)$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(LIBKVMPROF) $(LDFLAGS_ALL) \
 		$(PKG_LIBS)
+
+$(BUILD)/tinyvm/tinyvmm: tests/qemu/tinyvm/tinyvmm.c
+	@mkdir -p $(dir $@)
+	$(say) CC $@
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $<
+
+$(BUILD)/tinyvm/payload.elf: tests/qemu/tinyvm/payload.S tests/qemu/tinyvm/payload.lds
+	@mkdir -p $(dir $@)
+	$(say) AS $@
+	$(Q)$(CC) -c -o $(BUILD)/tinyvm/payload.o $<
+	$(Q)ld -T tests/qemu/tinyvm/payload.lds -o $@ $(BUILD)/tinyvm/payload.o
+
+# The payload's System.map: its symbols at their (unrelocated) addresses.
+$(BUILD)/tinyvm/payload.map: $(BUILD)/tinyvm/payload.elf
+	$(Q)nm -n $< | grep -v ' [aA] ' >$@
 
 # libFuzzer targets: clang, each linked with the library sources built for fuzzing.
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -g -O1 -Ilib \

@@ -1,0 +1,87 @@
+#!/bin/bash
+# Run a script inside an L1 guest: the project's kernel under QEMU software
+# emulation (nested SVM works there), with this machine's root mounted
+# read-only over virtio-9p, so qemu, perf, kvmprof and the test programs run
+# inside L1 unpacked.
+#
+#   tests/qemu/l1-run.sh [-k KERNEL_DIR] [-t TIMEOUT] [-m MEM] OUTDIR SCRIPT [ARGS...]
+#
+# SCRIPT (a path on this machine) runs as root chrooted into the host root,
+# with OUTDIR (writable, shared over 9p) mounted at /results and its own
+# output in OUTDIR/l1.log. /proc, /sys, /dev and debugfs are mounted inside
+# the chroot, /tmp is a tmpfs. Exits with SCRIPT's status (124 on timeout).
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+KERNEL_DIR=""
+TIMEOUT=${L1_TIMEOUT:-600}
+MEM=2G
+while getopts "k:t:m:" opt; do
+	case $opt in
+	k) KERNEL_DIR=$OPTARG ;;
+	t) TIMEOUT=$OPTARG ;;
+	m) MEM=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+OUT=${1:?usage: l1-run.sh [-k KERNEL_DIR] OUTDIR SCRIPT [ARGS...]}
+SCRIPT=${2:?usage: l1-run.sh [-k KERNEL_DIR] OUTDIR SCRIPT [ARGS...]}
+shift 2
+[[ -n $KERNEL_DIR ]] || KERNEL_DIR=$("$REPO/kernel/build.sh" --print-dir) || exit 1
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+SCRIPT=$(cd "$(dirname "$SCRIPT")" && pwd)/$(basename "$SCRIPT")
+
+WORK=$(mktemp -d /tmp/kvmprof-l1.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$WORK"/root/{bin,dev,proc,sys,host}
+cp /bin/busybox "$WORK/root/bin/busybox"
+ln -s busybox "$WORK/root/bin/sh"
+# Arguments travel quoted in a file: the kernel command line is too small.
+printf '%q ' "$SCRIPT" "$@" >"$WORK/root/cmd"
+cat >"$WORK/root/init" <<'INIT'
+#!/bin/sh
+/bin/busybox mount -t devtmpfs devtmpfs /dev
+exec </dev/console >/dev/console 2>&1
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+o=trans=virtio,version=9p2000.L,msize=512000
+mount -t 9p -o $o,ro,cache=loose hostroot /host || { echo "l1: no host root"; poweroff -f; }
+mount -t tmpfs tmpfs /host/tmp
+mount -t proc proc /host/proc
+mount -t sysfs sysfs /host/sys
+mount -t devtmpfs devtmpfs /host/dev
+mount -t debugfs debugfs /host/sys/kernel/debug
+mkdir -p /host/tmp/results
+mount -t 9p -o $o results /host/tmp/results
+ip link set lo up 2>/dev/null
+chroot /host /bin/bash -c "cd /tmp/results && export PATH=/usr/sbin:/usr/bin:/sbin:/bin TMPDIR=/tmp HOME=/tmp && $(cat /cmd)" \
+	>/host/tmp/results/l1.log 2>&1
+echo "l1: status $?"
+sync
+poweroff -f
+INIT
+chmod 0755 "$WORK/root/init"
+(cd "$WORK/root" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$WORK/initrd"
+rm -f "$OUT/l1.log"
+timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu EPYC -m "$MEM" -smp 2 \
+	-nographic -no-reboot -nic none \
+	-kernel "$KERNEL_DIR/bzImage" -initrd "$WORK/initrd" \
+	-append 'console=ttyS0 quiet panic=-1' \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs local,path="$OUT",mount_tag=results,security_model=none \
+	</dev/null >"$WORK/console" 2>&1
+rc=$?
+if ((rc == 124)); then
+	echo "l1-run: timed out after $TIMEOUT s" >&2
+	exit 124
+fi
+status=$(sed -n 's/^l1: status \([0-9]*\).*/\1/p' "$WORK/console" | tr -d '\r' | tail -1)
+if [[ -z $status ]]; then
+	echo "l1-run: the guest did not finish; console:" >&2
+	tail -30 "$WORK/console" >&2
+	exit 1
+fi
+exit "$status"

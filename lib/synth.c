@@ -199,7 +199,11 @@ int synth_guest_kernel_mmap(const struct synth *s, pid_t pid, const char *ref_sy
 {
 	char name[128];
 
-	snprintf(name, sizeof(name), "[guest.kernel.kallsyms.%d]%s", pid, ref_sym);
+	/* pid 0 is perf kvm's default guest, which has no pid in its name. */
+	if (pid)
+		snprintf(name, sizeof(name), "[guest.kernel.kallsyms.%d]%s", pid, ref_sym);
+	else
+		snprintf(name, sizeof(name), "[guest.kernel.kallsyms]%s", ref_sym);
 	return synth_mmap(s, PERF_RECORD_MISC_GUEST_KERNEL, pid, 0, ref_runtime,
 			  ~0ULL - ref_runtime, ref_runtime, name);
 }

@@ -39,7 +39,8 @@ int synth_kernel_mmap(const struct synth *s, struct kp_err *err);
 
 /*
  * A guest kernel map, as perf kvm writes it: "[guest.kernel.kallsyms.PID]SYM"
- * with pgoff = the runtime address of reference symbol SYM in guest @pid.
+ * ("[guest.kernel.kallsyms]SYM" for pid 0, the default guest) with pgoff =
+ * the runtime address of reference symbol SYM in guest @pid.
  */
 int synth_guest_kernel_mmap(const struct synth *s, pid_t pid, const char *ref_sym,
 			    uint64_t ref_runtime);

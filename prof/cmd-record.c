@@ -34,6 +34,7 @@ struct record_opts {
 	bool host;
 	bool guest;
 	const char *output;
+	const char *guestkallsyms;
 	bool quiet;
 	char **command;
 };
@@ -60,7 +61,9 @@ static void record_usage(FILE *out)
 		"      --host       host samples only   (default output perf.data.host)\n"
 		"      --guest      guest samples only  (default output perf.data.guest)\n"
 		"      --host --guest both              (default output perf.data.kvm)\n"
-		"  -o, --output     output file (default perf.data)\n");
+		"  -o, --output     output file (default perf.data)\n"
+		"      --guestkallsyms FILE  a running guest's /proc/kallsyms: records where\n"
+		"                   its kernel runs (as perf kvm record does), for every guest\n");
 }
 
 static int parse_ulong(const char *s, unsigned long *v)
@@ -84,6 +87,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "host", no_argument, NULL, 'H' },
 		{ "guest", no_argument, NULL, 'G' },
+		{ "guestkallsyms", required_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -125,6 +129,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'G':
 			o->guest = true;
+			break;
+		case 'K':
+			o->guestkallsyms = optarg;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -289,12 +296,41 @@ static void embed_host_symbols(struct record_state *rs, bool quiet)
 	symtab_free(st);
 }
 
+/*
+ * A guest's runtime kallsyms says where its kernel runs: record it as perf
+ * kvm does, a map for the default guest (pid 0) whose pgoff is _text's
+ * runtime address, so a report with any table of that kernel finds the slide.
+ */
+static int synth_default_guest(struct record_state *rs, const char *path)
+{
+	struct kp_err err = { 0 };
+	const struct ksym *text;
+	struct symtab *st;
+	int ret;
+
+	if (symsrc_load_file(path, &st, NULL, &err)) {
+		fprintf(stderr, "kvmprof record: --guestkallsyms: %s\n", err.msg);
+		return -EINVAL;
+	}
+	text = symtab_find(st, "_text");
+	if (!text) {
+		fprintf(stderr, "kvmprof record: --guestkallsyms: %s has no _text\n", path);
+		symtab_free(st);
+		return -EINVAL;
+	}
+	ret = synth_guest_kernel_mmap(&rs->synth, 0, "_text", text->addr);
+	symtab_free(st);
+	return ret;
+}
+
 static int synthesize(struct record_state *rs, const struct record_opts *o, pid_t target)
 {
 	struct kp_err kerr = { 0 };
 	int ret;
 
 	ret = synth_processes(&rs->synth, o->system_wide ? -1 : target);
+	if (!ret && o->guestkallsyms)
+		ret = synth_default_guest(rs, o->guestkallsyms);
 	if (ret)
 		return ret;
 	/* Without kernel addresses (kptr_restrict) kernel samples stay unnamed: say so. */

@@ -167,6 +167,8 @@ static void guest_header(const struct session *s, FILE *out)
 	for (size_t i = 0; i < ms->nr_guests; i++) {
 		const struct machine *m = ms->guests[i];
 
+		if (!m->samples)
+			continue;	/* e.g. perf kvm's default guest, only a map record */
 		sanitize(m->name, name, sizeof(name));
 		sanitize(session_guest_symbol_source(m), src, sizeof(src));
 		fprintf(out, "#   pid %d, guest %s, %" PRIu64 " samples\n", m->pid, name,

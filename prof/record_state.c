@@ -60,8 +60,16 @@ static int on_sample(struct record_state *rs, const struct perf_event_header *ev
 		int pid = sample_pid(ev);
 
 		rs->guest_samples++;
-		if (pid > 0 && !kvmfeat_get(&rs->guests, pid))
-			return -ENOMEM;
+		if (pid > 0 && !kvmfeat_find(&rs->guests, pid)) {
+			struct kvmfeat_guest *g = kvmfeat_get(&rs->guests, pid);
+			char name[GUEST_NAME_MAX];
+
+			if (!g)
+				return -ENOMEM;
+			/* Name it now: the QEMU process may be gone when recording ends. */
+			if (!guest_name_of_pid(pid, name, sizeof(name)))
+				snprintf(g->name, sizeof(g->name), "%s", name);
+		}
 	}
 	return emit(rs, ev);
 }
@@ -96,13 +104,6 @@ int record_state_write_guests(struct record_state *rs, struct kp_err *err)
 	size_t len = 0;
 	int ret;
 
-	for (size_t i = 0; i < rs->guests.nr; i++) {
-		struct kvmfeat_guest *g = &rs->guests.guests[i];
-		char name[GUEST_NAME_MAX];
-
-		if (!guest_name_of_pid(g->pid, name, sizeof(name)))
-			snprintf(g->name, sizeof(g->name), "%s", name);
-	}
 	if (kvmfeat_encode(&rs->guests, &buf, &len))
 		return kp_errorf(err, ENOMEM, "out of memory");
 	ret = pd_writer_set_kvmprof(rs->writer, buf, len);

@@ -164,6 +164,15 @@ static void place_guest(struct session *s, struct machine *m, const char *path)
 			 g->slide_source[0] ? g->slide_source : "recorded");
 		return;
 	}
+	/* perf kvm without --guestmount writes one map for its "default guest", pid 0. */
+	if (!m->ref_sym[0] && m->pid != 0) {
+		const struct machine *def = machines_find_guest(&s->machines, 0);
+
+		if (def && def->ref_sym[0]) {
+			snprintf(m->ref_sym, sizeof(m->ref_sym), "%s", def->ref_sym);
+			m->ref_runtime = def->ref_runtime;
+		}
+	}
 	machine_place_kernel(m);
 	if (!m->slide_known && is_runtime_table(path)) {
 		m->slide_known = true;

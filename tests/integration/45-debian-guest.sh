@@ -1,0 +1,68 @@
+#!/bin/bash
+# A real Debian 6.12 kernel as L2 under nested KVM in L1 (KASLR on), busy
+# with syscalls and a user spin; perf kvm --guest record and kvmprof record
+# sample it side by side. Guest symbols come from the Debian package's
+# vmlinuz (its System.map is a placeholder), placed by the slide the file
+# records; the top 20 guest-kernel symbols must equal what perf kvm report
+# prints with the guest's runtime /proc/kallsyms.
+. "$(dirname "$0")/../lib.sh"
+
+dir=$("$REPO/scripts/fetch-debian-kernels.sh" --print | grep 'linux-image-6\.12' | head -1)
+VMLINUZ=$(ls "$dir"/boot/vmlinuz-* 2>/dev/null | head -1)
+check "Debian 6.12 vmlinuz available" test -f "$VMLINUZ"
+OUT=$BUILD/l1-results/debian
+rm -rf "$OUT" && mkdir -p "$OUT" "$BUILD/l2"
+"$REPO/tests/qemu/make-l2-initrd.sh" "$BUILD/l2/initrd.gz"
+t0=$SECONDS
+"$REPO/tests/qemu/l1-run.sh" -t 400 "$OUT" "$REPO/tests/qemu/debian-guest-l1.sh" "$BUILD" \
+	"$VMLINUZ" "$BUILD/l2/initrd.gz"
+rc=$?
+echo "# L1 boot + L2 Debian run: $((SECONDS - t0)) s"
+sed 's/^/# /' "$OUT/status" 2>/dev/null
+check "L1 run completes" test $rc -eq 0
+check "L2 wrote its runtime kallsyms" test "$(wc -l <"$OUT/l2-kallsyms")" -gt 100000
+check "L2 powered off by itself" grep -q "^qemu: 0" "$OUT/status"
+check "perf kvm --guest record succeeded" grep -q "^perf-record: 0" "$OUT/status"
+check "kvmprof record succeeded" grep -q "^record: 0" "$OUT/status"
+check "kvmprof named the guest from -name" grep -q "name deb12" "$OUT/record.out"
+
+# The slide L2 really ran at: its runtime _text minus the package's link-time _text.
+rt=$(awk '$3 == "_text" { print $1; exit }' "$OUT/l2-kallsyms")
+lt=$("$KVMPROF" symbols "$VMLINUZ" | awk '$3 == "_text" { print $1; exit }')
+slide=$(printf '%#x' $((0x$rt - 0x$lt)))
+echo "# L2 slide from its own /proc/kallsyms: $slide"
+
+top_g() { grep -E '\[g\] ' | head -20 | awk '{ print $NF }'; }
+"$KVMPROF" report -i "$OUT/perf-deb.data" --guestkallsyms "$VMLINUZ" --guest -s sym \
+	>"$TMP/k-perf.txt" 2>&1
+check "perf's file: slide taken from its guest kernel map equals L2's ($slide)" \
+	grep -q "slide: $slide (from kernel map (_text))" "$TMP/k-perf.txt"
+if diff <(top_g <"$OUT/perf-report.txt") <(top_g <"$TMP/k-perf.txt") >"$TMP/top.diff"; then
+	ok "top 20 guest-kernel symbols equal perf kvm report with the runtime kallsyms"
+else
+	fail "top 20 guest-kernel symbols equal perf kvm report with the runtime kallsyms"
+	sed 's/^/#   /' "$TMP/top.diff"
+fi
+check "perf kvm's top guest symbol is a real syscall path function" \
+	grep -qE '\[g\] (do_syscall_64|entry_SYSCALL_64|read_zero|srso_return_thunk|vfs_(read|write))' \
+	"$TMP/k-perf.txt"
+
+# kvmprof's own file of the same run.
+"$KVMPROF" report -i "$OUT/deb.data" --guestkallsyms "$VMLINUZ" --guest -s guest,sym \
+	>"$TMP/k-own.txt" 2>&1
+check "own file: guest deb12 with the slide from its recorded kernel map" \
+	grep -q "slide: $slide (from kernel map (_text))" "$TMP/k-own.txt"
+own_top=$(grep -E '\[g\] ' "$TMP/k-own.txt" | head -3 | awk '{ print $NF }')
+for f in $own_top; do
+	check "own file: top guest symbol $f is among perf's top 20" \
+		grep -qx "$f" <(top_g <"$OUT/perf-report.txt")
+done
+# An override beats the recorded map; a wrong one must not resolve to the right names.
+"$KVMPROF" report -i "$OUT/deb.data" --guestkallsyms "$VMLINUZ" --guest -s sym \
+	--guest-slide "$slide" >"$TMP/k-override.txt" 2>&1
+check "--guest-slide is reported as the source" grep -q "from --guest-slide" "$TMP/k-override.txt"
+# Without any slide source (no map, no override), nothing is guessed.
+"$KVMPROF" report -i "$OUT/deb.data" --guestkallsyms "$VMLINUZ" --guest -s sym \
+	--guest-slide 0 >"$TMP/k-zero.txt" 2>&1
+check "a wrong slide leaves KASLR'd addresses unnamed" \
+	bash -c "! grep -qE '\[g\] (do_syscall_64|entry_SYSCALL_64)\$' '$TMP/k-zero.txt'"

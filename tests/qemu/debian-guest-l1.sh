@@ -1,0 +1,43 @@
+#!/bin/bash
+# Runs inside L1 (see l1-run.sh): a real Debian 6.12 kernel as L2 under
+# nested KVM (KASLR on), busy with syscalls and a user-space spin, sampled by
+# perf kvm --guest record and kvmprof record at the same time. L2 first
+# writes its runtime /proc/kallsyms to a virtio serial port, so perf gets
+# the guest's real kallsyms, as a perf user copying it by hand would.
+#   debian-guest-l1.sh BUILD_DIR VMLINUZ L2_INITRD
+set -u
+BUILD=$1 VMLINUZ=$2 INITRD=$3
+: >l2-kallsyms
+t0=$(date +%s.%N)
+timeout 300 qemu-system-x86_64 -accel kvm -cpu host -M pc -m 256M -smp 1 -nographic -no-reboot \
+	-nic none -name guest=deb12 -kernel "$VMLINUZ" -initrd "$INITRD" \
+	-append 'console=ttyS0 quiet panic=-1 workload=8' \
+	-device virtio-serial-pci -chardev file,id=ks,path=l2-kallsyms \
+	-device virtserialport,chardev=ks,name=ks >l2-console.log 2>&1 &
+qemu=$!
+# The table is complete when it stops growing and ends with a newline.
+last=-1
+for _ in $(seq 1 120); do
+	sleep 1
+	size=$(stat -c %s l2-kallsyms)
+	[ "$size" -gt 1000000 ] && [ "$size" = "$last" ] && break
+	last=$size
+done
+echo "kallsyms: $(wc -l <l2-kallsyms) lines after $(echo "$(date +%s.%N) - $t0" | bc) s" >>status
+# Both record until L2 powers off.
+until_l2_exits="while kill -0 $qemu 2>/dev/null; do sleep 0.2; done"
+perf kvm --guest --guestkallsyms="$PWD/l2-kallsyms" record -a -e cpu-clock -F 1000 \
+	-o perf-deb.data -- sh -c "$until_l2_exits" >perf-record.out 2>&1 &
+perf=$!
+# kvmprof is given the runtime kallsyms too, as perf kvm record is.
+"$BUILD/kvmprof" record -a -F 1000 --guestkallsyms="$PWD/l2-kallsyms" -o deb.data \
+	-- sh -c "$until_l2_exits" >record.out 2>&1
+echo "record: $?" >>status
+wait $perf
+echo "perf-record: $?" >>status
+# perf's report with the runtime kallsyms: the reference for kvmprof.
+perf kvm --guest --guestkallsyms="$PWD/l2-kallsyms" report -i perf-deb.data --stdio \
+	-s sym >perf-report.txt 2>perf-report.err
+echo "perf-report: $?" >>status
+wait $qemu
+echo "qemu: $? after $(echo "$(date +%s.%N) - $t0" | bc) s" >>status

@@ -1,0 +1,33 @@
+#!/bin/bash
+# Build the L2 guest's initramfs: busybox, and an /init that writes the
+# runtime /proc/kallsyms to the virtio serial port "ks", then keeps the CPU
+# busy with syscalls (read_zero/write_null through dd) and a user-space
+# spin, both bounded by work done rather than by time (nested timers are
+# coarse), then powers off. workload=N scales the work.
+#   make-l2-initrd.sh OUTPUT
+set -euo pipefail
+OUT=$1
+WORK=$(mktemp -d /tmp/kvmprof-l2.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$WORK"/{bin,dev,proc,sys}
+cp /bin/busybox "$WORK/bin/busybox"
+ln -s busybox "$WORK/bin/sh"
+cat >"$WORK/init" <<'INIT'
+#!/bin/sh
+/bin/busybox mount -t devtmpfs devtmpfs /dev
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+secs=$(sed -n 's/.*workload=\([0-9]*\).*/\1/p' /proc/cmdline)
+port=$(ls /dev/vport*p1 2>/dev/null | head -1)
+[ -n "$port" ] && cat /proc/kallsyms >"$port"
+n=${secs:-10}
+echo "l2: workload start"
+dd if=/dev/zero of=/dev/null bs=64 count=$((n * 100000)) 2>/dev/null &
+i=0
+while [ $i -lt $((n * 20000)) ]; do i=$((i + 1)); done
+wait
+echo "l2: workload done"
+poweroff -f
+INIT
+chmod 0755 "$WORK/init"
+(cd "$WORK" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$OUT"

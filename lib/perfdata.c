@@ -241,6 +241,10 @@ static int read_feature(struct pd_file *f, int feat, const struct pd_section *se
 		f->host_ksyms = p;
 		f->host_ksyms_size = sec->size;
 		return 0;
+	case PD_FEAT_KVMPROF_CTX:
+		f->guest_ctx = p;
+		f->guest_ctx_size = sec->size;
+		return 0;
 	default:
 		return 0;
 	}

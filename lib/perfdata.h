@@ -37,6 +37,7 @@ enum pd_feature {
 	PD_FEAT_BITS	   = 256,
 	PD_FEAT_KVMPROF	   = 255,
 	PD_FEAT_KVMPROF_KSYMS = 254,	/* the host kernel's symbols, see ksymblob.h */
+	PD_FEAT_KVMPROF_CTX = 253,	/* per-sample guest context, see guestctx.h */
 };
 
 /* Record types perf itself writes into files (user types start at 64). */
@@ -100,6 +101,8 @@ struct pd_file {
 	unsigned damaged_features;	/* features whose section lies outside the file */
 	const uint8_t *host_ksyms;	/* PD_FEAT_KVMPROF_KSYMS blob, NULL when absent */
 	uint64_t host_ksyms_size;
+	const uint8_t *guest_ctx;	/* PD_FEAT_KVMPROF_CTX blob, NULL when absent */
+	uint64_t guest_ctx_size;
 };
 
 struct pd_sample {

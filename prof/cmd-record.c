@@ -18,6 +18,7 @@
 #include "builtin.h"
 #include "evlist.h"
 #include "evname.h"
+#include "guestctx.h"
 #include "ksymblob.h"
 #include "perfdata.h"
 #include "record_state.h"
@@ -265,11 +266,29 @@ static int open_output(struct record_state *rs, const char *path, struct evlist 
 {
 	int ret = pd_writer_create(path, &rs->writer, err);
 
-	for (size_t e = 0; !ret && e < el->nr_evsels; e++)
-		if (pd_writer_add_evsel(rs->writer, &el->evsels[e].attr, el->evsels[e].name,
-					el->evsels[e].ids, el->evsels[e].nr_ids))
+	for (size_t e = 0; !ret && e < el->nr_evsels; e++) {
+		/* The guest context is stripped from every sample before writing. */
+		struct perf_event_attr attr = el->evsels[e].attr;
+
+		attr.sample_type &= ~PERF_SAMPLE_GUEST_CTX;
+		if (pd_writer_add_evsel(rs->writer, &attr, el->evsels[e].name, el->evsels[e].ids,
+					el->evsels[e].nr_ids))
 			ret = kp_errorf(err, ENOMEM, "out of memory");
+	}
 	return ret ? ret : pd_writer_begin_data(rs->writer, err);
+}
+
+/*
+ * Ask for per-sample guest context when the kernel has the kvmprof series:
+ * it probes, because only a kernel with the series accepts the bit.
+ */
+static void request_guest_ctx(struct record_state *rs, struct evlist *el)
+{
+	if (!rs->want_guest || !el->nr_evsels || guestctx_probe(&el->evsels[0].attr) != 1)
+		return;
+	for (size_t e = 0; e < el->nr_evsels; e++)
+		el->evsels[e].attr.sample_type |= PERF_SAMPLE_GUEST_CTX;
+	rs->guest_ctx = true;
 }
 
 /*
@@ -386,6 +405,8 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 		target = child;
 	}
 	if (!ret)
+		request_guest_ctx(&rs, &el);
+	if (!ret)
 		ret = evlist_open(&el, o->system_wide ? -1 : target, &err);
 	if (!ret)
 		ret = open_output(&rs, path, &el, &err);
@@ -407,6 +428,8 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 	if (!ret) {
 		set_features(rs.writer, argc, argv, el.nr_cpus);
 		ret = record_state_write_guests(&rs, &err);
+		if (!ret)
+			ret = record_state_write_contexts(&rs, &err);
 	}
 	if (!ret)
 		ret = pd_writer_finish(rs.writer, &err);

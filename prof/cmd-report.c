@@ -32,7 +32,7 @@ static void report_usage(FILE *out)
 		"                      [--guestkallsyms FILE] [--guestvmlinux FILE]\n"
 		"                      [--guestmodules FILE] [--guest-slide HEX]\n\n"
 		"  -i, --input        perf.data file (default perf.data)\n"
-		"  -s, --sort         keys: comm, pid, dso, sym, guest, vcpu, cpu, cpumode\n"
+		"  -s, --sort         keys: comm, pid, dso, sym, guest, vcpu, cr3, cpu, cpumode\n"
 		"                     (default comm,dso,sym)\n"
 		"  -n, --show-nr-samples   add a Samples column\n"
 		"      --host/--guest only host or only guest samples (default both)\n"

@@ -8,7 +8,7 @@
 static const char *const key_names[SORT__MAX] = {
 	[SORT_COMM] = "comm",	[SORT_PID] = "pid",   [SORT_DSO] = "dso",
 	[SORT_SYM] = "sym",	[SORT_GUEST] = "guest", [SORT_VCPU] = "vcpu",
-	[SORT_CPU] = "cpu",	[SORT_CPUMODE] = "cpumode",
+	[SORT_CPU] = "cpu",	[SORT_CPUMODE] = "cpumode", [SORT_CR3] = "cr3",
 };
 
 const char *sort_key_name(enum sort_key key)
@@ -55,7 +55,7 @@ int hists_init(struct hists *h, const char *sort_spec, struct kp_err *err)
 		if (parse_key(tok, &key)) {
 			kp_errorf(err, EINVAL,
 				  "unknown sort key '%s' (keys: comm, pid, dso, sym, guest, "
-				  "vcpu, cpu, cpumode)",
+				  "vcpu, cr3, cpu, cpumode)",
 				  tok);
 			free(spec);
 			return -EINVAL;
@@ -122,6 +122,9 @@ static void mask_key(const struct hists *h, const struct hist_key *in, struct hi
 		case SORT_CPUMODE:
 			out->level = in->level;
 			break;
+		case SORT_CR3:
+			out->cr3 = in->cr3;
+			break;
 		default:
 			break;
 		}
@@ -130,7 +133,7 @@ static void mask_key(const struct hists *h, const struct hist_key *in, struct hi
 
 static bool same_key(const struct hist_key *a, const struct hist_key *b)
 {
-	return a->comm == b->comm && a->pid == b->pid && a->dso == b->dso &&
+	return a->comm == b->comm && a->pid == b->pid && a->dso == b->dso && a->cr3 == b->cr3 &&
 	       a->sym == b->sym && a->addr == b->addr && a->guest == b->guest &&
 	       a->vcpu == b->vcpu && a->cpu == b->cpu && a->level == b->level;
 }
@@ -140,7 +143,7 @@ static uint64_t key_hash(const struct hist_key *k)
 {
 	uint64_t v[] = { (uintptr_t)k->comm, (uint64_t)k->pid, (uintptr_t)k->dso,
 			 (uintptr_t)k->sym, k->addr, (uintptr_t)k->guest,
-			 (uint64_t)k->vcpu << 32 | (uint32_t)k->cpu, (uint64_t)k->level };
+			 (uint64_t)k->vcpu << 32 | (uint32_t)k->cpu, (uint64_t)k->level, k->cr3 };
 	uint64_t h = 0x9e3779b97f4a7c15ULL;
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
@@ -236,6 +239,8 @@ static int entry_cmp(const void *pa, const void *pb)
 		return a->key.pid < b->key.pid ? -1 : 1;
 	if (a->key.cpu != b->key.cpu)
 		return a->key.cpu < b->key.cpu ? -1 : 1;
+	if (a->key.cr3 != b->key.cr3)
+		return a->key.cr3 < b->key.cr3 ? -1 : 1;
 	if (a->key.vcpu != b->key.vcpu)
 		return a->key.vcpu < b->key.vcpu ? -1 : 1;
 	return a->key.level - b->key.level;

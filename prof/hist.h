@@ -23,6 +23,7 @@ enum sort_key {
 	SORT_VCPU,
 	SORT_CPU,
 	SORT_CPUMODE,
+	SORT_CR3,	/* guest address space, from the guest context */
 	SORT__MAX,
 };
 
@@ -48,6 +49,7 @@ struct hist_key {
 	uint64_t addr;			/* the ip, kept only when unresolved */
 	const struct machine *guest;	/* NULL for host samples */
 	int vcpu;			/* -1 unknown */
+	uint64_t cr3;			/* guest CR3, 0 unknown */
 	int cpu;
 	int level;
 };

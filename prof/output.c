@@ -66,6 +66,12 @@ static void cell(const struct hist_entry *e, enum sort_key key, char *buf, size_
 	case SORT_CPUMODE:
 		snprintf(raw, sizeof(raw), "%s", level_name(k->level));
 		break;
+	case SORT_CR3:
+		if (k->cr3)
+			snprintf(raw, sizeof(raw), "%#" PRIx64, k->cr3);
+		else
+			snprintf(raw, sizeof(raw), "-");
+		break;
 	default:
 		raw[0] = '\0';
 	}
@@ -75,7 +81,7 @@ static void cell(const struct hist_entry *e, enum sort_key key, char *buf, size_
 static const char *const headers[SORT__MAX] = {
 	[SORT_COMM] = "Command",   [SORT_PID] = "Pid:Command",	 [SORT_DSO] = "Shared Object",
 	[SORT_SYM] = "Symbol",	   [SORT_GUEST] = "Guest",	 [SORT_VCPU] = "vCPU",
-	[SORT_CPU] = "CPU",	   [SORT_CPUMODE] = "Mode",
+	[SORT_CPU] = "CPU",	   [SORT_CPUMODE] = "Mode",	 [SORT_CR3] = "Guest CR3",
 };
 
 static double pct(uint64_t part, uint64_t total)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "guestctx.h"
 #include "kvmfeat.h"
 #include "perfdata.h"
 #include "synth.h"
@@ -24,6 +25,8 @@ struct record_state {
 	uint64_t lost;		/* PERF_RECORD_LOST: samples the kernel could not deliver */
 	uint64_t lost_records;
 	struct kvmfeat guests;	/* QEMU processes seen running guest code */
+	bool guest_ctx;		/* samples end with a struct perf_sample_guest_ctx */
+	struct guestctx_table ctx;
 	int error;
 	struct kp_err err;
 };
@@ -34,6 +37,8 @@ int record_state_on_record(void *ctx, const struct perf_event_header *ev);
 int record_state_finish_round(struct record_state *rs);
 /* Name each guest seen and store the table in the kvmprof feature. */
 int record_state_write_guests(struct record_state *rs, struct kp_err *err);
+/* With guest_ctx: the per-sample contexts, as the PD_FEAT_KVMPROF_CTX feature. */
+int record_state_write_contexts(struct record_state *rs, struct kp_err *err);
 void record_state_print_summary(const struct record_state *rs, const char *path, FILE *out);
 void record_state_release(struct record_state *rs);
 

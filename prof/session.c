@@ -35,6 +35,12 @@ int session_open(struct session *s, const char *path, const char *sort,
 		if (ret)
 			return ret;
 	}
+	if (s->file->guest_ctx) {
+		ret = guestctx_table_decode(s->file->guest_ctx, s->file->guest_ctx_size, path,
+					    &s->ctx, err);
+		if (ret)
+			return ret;
+	}
 	if (s->file->kvmprof_feature) {
 		ret = kvmfeat_decode(s->file->kvmprof_feature, s->file->kvmprof_feature_size,
 				     path, &s->kvmfeat, err);
@@ -54,6 +60,7 @@ void session_close(struct session *s)
 	free(s->cache);
 	machines_release(&s->machines);
 	kvmfeat_release(&s->kvmfeat);
+	guestctx_table_release(&s->ctx);
 	pd_close(s->file);
 	memset(s, 0, sizeof(*s));
 }
@@ -155,6 +162,14 @@ static void place_guest(struct session *s, struct machine *m, const char *path)
 		m->slide = s->sopts->guest_slide;
 		m->slide_known = true;
 		snprintf(m->slide_source, sizeof(m->slide_source), "--guest-slide");
+		return;
+	}
+	/* The guest context's LSTAR is the runtime entry_SYSCALL_64. */
+	if (g && g->lstar && m->kernel->symtab &&
+	    !symtab_slide_from_anchor(m->kernel->symtab, "entry_SYSCALL_64", g->lstar, &m->slide,
+				      NULL)) {
+		m->slide_known = true;
+		snprintf(m->slide_source, sizeof(m->slide_source), "guest context (LSTAR)");
 		return;
 	}
 	if (g && g->has_slide) {
@@ -377,6 +392,7 @@ static int on_sample(struct session *s, const struct perf_event_header *ev, stru
 	struct pd_sample ps;
 	struct hist_key k = { 0 };
 	struct resolve_entry *e = NULL;
+	const struct perf_sample_guest_ctx *ctx;
 	struct thread *t;
 	struct machine *m;
 	struct hists *h;
@@ -384,6 +400,7 @@ static int on_sample(struct session *s, const struct perf_event_header *ev, stru
 
 	if (ret)
 		return ret;
+	ctx = guestctx_of(&s->ctx, s->sample_ordinal++);
 	h = &s->hists[ps.evsel - s->file->evsels];
 	k.level = level_of(ps.misc);
 	k.pid = (int)ps.pid;
@@ -409,7 +426,8 @@ static int on_sample(struct session *s, const struct perf_event_header *ev, stru
 		if (!m)
 			return kp_errorf(err, ENOMEM, "out of memory");
 		k.guest = m;
-		k.vcpu = vcpu_from_comm(k.comm);
+		k.vcpu = ctx ? (int)ctx->vcpu_id : vcpu_from_comm(k.comm);
+		k.cr3 = ctx ? ctx->cr3 : 0;
 		if (k.level == LEVEL_GUEST_KERNEL)
 			e = resolve_cached(s, &ps, m, &k);
 	} else {

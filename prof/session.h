@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "guestctx.h"
 #include "hist.h"
 #include "kvmfeat.h"
 #include "machine.h"
@@ -64,6 +65,8 @@ struct session {
 	struct machines machines;
 	struct hists *hists;		/* one per evsel */
 	struct kvmfeat kvmfeat;
+	struct guestctx_table ctx;	/* from the file, when recorded with guest context */
+	uint64_t sample_ordinal;
 	bool want_host;
 	bool want_guest;
 	uint64_t lost;

@@ -87,6 +87,7 @@ run_integration() {
 run_fuzz() {
 	local bin
 	echo "fuzz targets (${FUZZ_SECONDS}s each):"
+	"$REPO/tests/fuzz/make-seeds.sh" "$BUILD"
 	for bin in "$BUILD"/fuzz/fuzz_*; do
 		[ -x "$bin" ] || continue
 		selected "$(basename "$bin")" || continue

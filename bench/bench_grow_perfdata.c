@@ -24,7 +24,7 @@ static int copy_pass(struct pd_file *in, struct pd_writer *w, bool samples, uint
 	while ((ret = pd_next(in, &pos, &ev, err)) == 1) {
 		bool is_sample = ev->type == PERF_RECORD_SAMPLE;
 
-		if (is_sample != samples)
+		if (is_sample != samples || (!samples && ev->type == PD_RECORD_FINISHED_ROUND))
 			continue;
 		if (samples && !*left)
 			return 0;
@@ -42,6 +42,13 @@ static int copy_pass(struct pd_file *in, struct pd_writer *w, bool samples, uint
 			return -1;
 		if (samples)
 			(*left)--;
+		/* Rounds as a recorder's drain passes make them (~1000 samples each). */
+		if (samples && *left % 1000 == 0) {
+			struct perf_event_header round = { PD_RECORD_FINISHED_ROUND, 0, 8 };
+
+			if (pd_writer_append(w, &round, sizeof(round), err))
+				return -1;
+		}
 	}
 	return ret;
 }

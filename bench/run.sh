@@ -34,14 +34,19 @@ bench_symbols() {
 	verdict "$(awk -v p="$parse" -v l="$lookups" 'BEGIN { print (p <= 30 && l >= 20000000) }')"
 }
 
-# Median elapsed seconds and max RSS (KB) of 5 runs of a command.
+# Median elapsed seconds (microsecond clock) and the max RSS (KB) of 5 runs.
 measure() {
-	local out=$1
+	local out=$1 t0 t1 rss=0 r
 	shift
 	for i in 1 2 3 4 5; do
-		/usr/bin/time -f "%e %M" -o "$WORK/t.$i" "$@" >"$out" 2>/dev/null
-	done
-	cat "$WORK"/t.[1-5] | sort -n | sed -n 3p
+		t0=$EPOCHREALTIME
+		/usr/bin/time -f "%M" -o "$WORK/rss" "$@" >"$out" 2>/dev/null
+		t1=$EPOCHREALTIME
+		r=$(tail -1 "$WORK/rss")
+		((r > rss)) && rss=$r
+		awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
+	done >"$WORK/times"
+	echo "$(sort -n "$WORK/times" | sed -n 3p) $rss"
 }
 
 top20() {

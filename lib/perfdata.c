@@ -208,6 +208,44 @@ static int feat_event_desc(struct pd_file *f, const uint8_t *p, const uint8_t *e
 	return 0;
 }
 
+/*
+ * perf_record_header_build_id: header, s32 pid, u8 id[20], u8 size, 3 pad,
+ * then the NUL-terminated file name padded to 8 bytes.
+ */
+#define BUILD_ID_FIXED 36
+#define MAX_BUILD_IDS  65536
+
+static int feat_build_ids(struct pd_file *f, const uint8_t *p, const uint8_t *end)
+{
+	while (end - p >= BUILD_ID_FIXED + 1 && f->nr_build_ids < MAX_BUILD_IDS) {
+		struct perf_event_header h;
+		struct pd_build_id *b, *grown;
+		size_t name_max;
+
+		memcpy(&h, p, sizeof(h));
+		if (h.size <= BUILD_ID_FIXED || h.size > (size_t)(end - p))
+			return -EINVAL;
+		name_max = h.size - BUILD_ID_FIXED;
+		if (!memchr(p + BUILD_ID_FIXED, '\0', name_max))
+			return -EINVAL;
+		grown = realloc(f->build_ids, (f->nr_build_ids + 1) * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		f->build_ids = grown;
+		b = &f->build_ids[f->nr_build_ids++];
+		memcpy(&b->pid, p + 8, 4);
+		memcpy(b->id, p + 12, 20);
+		b->misc = h.misc;
+		/* Old files have no size byte: 20 (SHA-1) was the only size then. */
+		b->size = h.misc & (1 << 15) ? p[32] : 20;
+		if (b->size > 20)
+			b->size = 20;
+		b->filename = (const char *)p + BUILD_ID_FIXED;
+		p += h.size;
+	}
+	return 0;
+}
+
 static int read_feature(struct pd_file *f, int feat, const struct pd_section *sec)
 {
 	const uint8_t *p = f->map + sec->offset, *end = p + sec->size;
@@ -231,6 +269,8 @@ static int read_feature(struct pd_file *f, int feat, const struct pd_section *se
 		return 0;
 	case PD_FEAT_CMDLINE:
 		return feat_cmdline(f, p, end);
+	case PD_FEAT_BUILD_ID:
+		return feat_build_ids(f, p, end);
 	case PD_FEAT_EVENT_DESC:
 		return feat_event_desc(f, p, end);
 	case PD_FEAT_KVMPROF:
@@ -304,6 +344,12 @@ static int index_ids(struct pd_file_priv *fp, struct kp_err *err)
 static void compute_id_layout(struct pd_file *f)
 {
 	uint64_t t = f->evsels[0].attr.sample_type;
+	const uint64_t fixed = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			       PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+			       PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+
+	/* Each fixed field is one u64 (TID and CPU pack two u32s). */
+	f->fixed_words = f->nr_evsels == 1 && !(t & ~fixed) ? (unsigned)__builtin_popcountll(t) : 0;
 
 	f->id_layout.sample_pos = -1;
 	f->id_layout.trailer_pos = -1;
@@ -384,6 +430,7 @@ void pd_close(struct pd_file *f)
 	for (size_t i = 0; i < f->nr_evsels; i++)
 		free(f->evsels[i].ids);
 	free(f->evsels);
+	free(f->build_ids);
 	free(fp->ids);
 	free(f->path);
 	free(fp);

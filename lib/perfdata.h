@@ -75,6 +75,15 @@ struct pd_id_layout {
 	int trailer_pos;	/* u64 index from the end of a non-sample record, -1 absent */
 };
 
+/* One entry of the BUILD_ID feature: which file had which build-id. */
+struct pd_build_id {
+	int32_t pid;		/* -1: the host */
+	uint16_t misc;		/* cpumode: user or kernel, host or guest */
+	uint8_t id[20];
+	uint8_t size;
+	const char *filename;	/* into the mapping, NUL-terminated within the record */
+};
+
 struct pd_file {
 	char *path;
 	int fd;
@@ -85,6 +94,7 @@ struct pd_file {
 	struct pd_evsel *evsels;
 	size_t nr_evsels;
 	struct pd_id_layout id_layout;
+	unsigned fixed_words;	/* u64 words of a fixed-field-only sample, 0 if not such */
 
 	/* Header features perf writes that reports show. */
 	char hostname[128];
@@ -98,6 +108,8 @@ struct pd_file {
 
 	const uint8_t *kvmprof_feature;	/* into map, NULL when absent */
 	uint64_t kvmprof_feature_size;
+	struct pd_build_id *build_ids;
+	size_t nr_build_ids;
 	unsigned damaged_features;	/* features whose section lies outside the file */
 	const uint8_t *host_ksyms;	/* PD_FEAT_KVMPROF_KSYMS blob, NULL when absent */
 	uint64_t host_ksyms_size;
@@ -170,6 +182,8 @@ void pd_writer_set_nrcpus(struct pd_writer *w, uint32_t avail, uint32_t online);
 int pd_writer_set_cmdline(struct pd_writer *w, int argc, char **argv);
 int pd_writer_set_kvmprof(struct pd_writer *w, const void *blob, size_t len);
 int pd_writer_set_feature(struct pd_writer *w, int feat, const void *data, size_t len);
+/* The BUILD_ID feature, in perf's record layout. */
+int pd_writer_set_build_ids(struct pd_writer *w, const struct pd_build_id *ids, size_t nr);
 uint64_t pd_writer_data_size(const struct pd_writer *w);
 /*
  * Write features and the final header, then move the file into place. An

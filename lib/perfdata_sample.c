@@ -176,10 +176,9 @@ int pd_parse_sample(const struct pd_file *f, const struct perf_event_header *ev,
 	uint64_t t;
 
 	/* Fast path: a single event whose samples hold only fixed-size fields. */
-	if (f->nr_evsels == 1) {
+	if (f->fixed_words) {
 		t = f->evsels[0].attr.sample_type;
-		/* Every fixed field takes one u64 (TID and CPU pack two u32s). */
-		if (!(t & ~FIXED_FIELDS) && nr_words >= (size_t)__builtin_popcountll(t)) {
+		if (nr_words >= f->fixed_words) {
 			memset(s, 0, sizeof(*s));
 			s->evsel = &f->evsels[0];
 			s->misc = ev->misc;

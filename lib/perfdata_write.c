@@ -243,6 +243,31 @@ int pd_writer_set_feature(struct pd_writer *w, int feat, const void *data, size_
 	return 0;
 }
 
+int pd_writer_set_build_ids(struct pd_writer *w, const struct pd_build_id *ids, size_t nr)
+{
+	size_t len = 0;
+	uint8_t *p;
+
+	for (size_t i = 0; i < nr; i++)
+		len += 36 + ((strlen(ids[i].filename) + 1 + 7) & ~(size_t)7);
+	p = feat_alloc(w, PD_FEAT_BUILD_ID, len);
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++) {
+		size_t name = (strlen(ids[i].filename) + 1 + 7) & ~(size_t)7;
+		struct perf_event_header h = { 0, (uint16_t)(ids[i].misc | (1 << 15)),
+					       (uint16_t)(36 + name) };
+
+		memcpy(p, &h, sizeof(h));
+		memcpy(p + 8, &ids[i].pid, 4);
+		memcpy(p + 12, ids[i].id, ids[i].size);
+		p[32] = ids[i].size;
+		memcpy(p + 36, ids[i].filename, strlen(ids[i].filename));
+		p += 36 + name;
+	}
+	return 0;
+}
+
 int pd_writer_set_kvmprof(struct pd_writer *w, const void *blob, size_t len)
 {
 	return pd_writer_set_feature(w, PD_FEAT_KVMPROF, blob, len);

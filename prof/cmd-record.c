@@ -430,6 +430,8 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 		ret = record_state_write_guests(&rs, &err);
 		if (!ret)
 			ret = record_state_write_contexts(&rs, &err);
+		if (!ret)
+			ret = record_state_write_build_ids(&rs, &err);
 	}
 	if (!ret)
 		ret = pd_writer_finish(rs.writer, &err);

@@ -191,6 +191,26 @@ static void guest_header(const struct session *s, FILE *out)
 	fprintf(out, "#\n");
 }
 
+/* Files whose build-id changed since recording: their samples stay unnamed. */
+static void mismatch_header(const struct session *s, FILE *out)
+{
+	const struct hashmap *m = &s->machines.dsos.by_name;
+	char name[512];
+
+	for (size_t i = 0; i < m->cap; i++) {
+		struct dso **list = m->keys[i] ? m->vals[i] : NULL;
+
+		for (size_t j = 0; list && list[j]; j++) {
+			if (!list[j]->build_id_mismatch)
+				continue;
+			sanitize(list[j]->name, name, sizeof(name));
+			fprintf(out, "# warning: %s changed since recording (build-id differs); "
+				     "its samples are left unnamed\n",
+				name);
+		}
+	}
+}
+
 static void file_header(const struct session *s, FILE *out)
 {
 	const struct pd_file *f = s->file;
@@ -205,6 +225,7 @@ static void file_header(const struct session *s, FILE *out)
 		fprintf(out, "# warning: %u header features are damaged or lie outside the file "
 			     "(truncated?); their information is missing\n",
 			f->damaged_features);
+	mismatch_header(s, out);
 	fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", s->lost);
 	guest_header(s, out);
 }

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "buildid.h"
+#include "fileio.h"
 #include "guestid.h"
 
 void record_state_init(struct record_state *rs, bool host, bool guest)
@@ -17,10 +19,35 @@ void record_state_init(struct record_state *rs, bool host, bool guest)
 	rs->want_guest = guest || !host;
 }
 
+/* Remember each file a user mapping names (MMAP and MMAP2 records). */
+static void note_mapped_file(struct record_state *rs, const struct perf_event_header *ev)
+{
+	size_t off = ev->type == PERF_RECORD_MMAP ? 40 : 72;
+	const char *name = (const char *)ev + off;
+	size_t len;
+	uint64_t key;
+	char *copy;
+
+	if ((ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER ||
+	    ev->size <= off)
+		return;
+	len = strnlen(name, ev->size - off);
+	if (!len || name[0] != '/' || len == ev->size - off)
+		return;
+	key = hash_bytes(name, len);
+	if (hashmap_get(&rs->mapped, key))
+		return;
+	copy = strndup(name, len);
+	if (copy && hashmap_put(&rs->mapped, key, copy))
+		free(copy);
+}
+
 static int emit(void *ctx, const struct perf_event_header *ev)
 {
 	struct record_state *rs = ctx;
 
+	if (ev->type == PERF_RECORD_MMAP || ev->type == PERF_RECORD_MMAP2)
+		note_mapped_file(rs, ev);
 	return pd_writer_append(rs->writer, ev, ev->size, &rs->err);
 }
 
@@ -152,6 +179,54 @@ int record_state_write_guests(struct record_state *rs, struct kp_err *err)
 	return ret ? kp_errorf(err, ENOMEM, "out of memory") : 0;
 }
 
+static bool file_build_id(const char *path, struct pd_build_id *b)
+{
+	struct kp_mapping map;
+
+	if (kp_map_file(path, 1ULL << 31, &map, NULL))
+		return false;
+	b->size = (uint8_t)buildid_from_elf(map.data, map.len, b->id, sizeof(b->id));
+	kp_unmap_file(&map);
+	return b->size != 0;
+}
+
+static void kernel_build_id(struct pd_build_id *b)
+{
+	struct kp_mapping map;
+
+	b->size = 0;
+	if (kp_map_file("/sys/kernel/notes", 1 << 20, &map, NULL))
+		return;
+	b->size = (uint8_t)buildid_from_notes(map.data, map.len, b->id, sizeof(b->id));
+	kp_unmap_file(&map);
+}
+
+int record_state_write_build_ids(struct record_state *rs, struct kp_err *err)
+{
+	struct pd_build_id *ids = calloc(rs->mapped.nr + 1, sizeof(*ids));
+	size_t n = 0;
+	int ret;
+
+	if (!ids)
+		return kp_errorf(err, ENOMEM, "out of memory");
+	kernel_build_id(&ids[n]);
+	if (ids[n].size) {
+		ids[n].pid = -1;
+		ids[n].misc = PERF_RECORD_MISC_KERNEL;
+		ids[n++].filename = "[kernel.kallsyms]";
+	}
+	for (size_t i = 0; i < rs->mapped.cap; i++) {
+		if (!rs->mapped.keys[i] || !file_build_id(rs->mapped.vals[i], &ids[n]))
+			continue;
+		ids[n].pid = -1;
+		ids[n].misc = PERF_RECORD_MISC_USER;
+		ids[n++].filename = rs->mapped.vals[i];
+	}
+	ret = n ? pd_writer_set_build_ids(rs->writer, ids, n) : 0;
+	free(ids);
+	return ret ? kp_errorf(err, ENOMEM, "out of memory") : 0;
+}
+
 int record_state_write_contexts(struct record_state *rs, struct kp_err *err)
 {
 	void *blob;
@@ -192,4 +267,8 @@ void record_state_release(struct record_state *rs)
 		pd_writer_abort(rs->writer);
 	kvmfeat_release(&rs->guests);
 	guestctx_table_release(&rs->ctx);
+	for (size_t i = 0; i < rs->mapped.cap; i++)
+		if (rs->mapped.keys[i])
+			free(rs->mapped.vals[i]);
+	hashmap_release(&rs->mapped);
 }

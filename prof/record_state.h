@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "guestctx.h"
+#include "hashmap.h"
 #include "kvmfeat.h"
 #include "perfdata.h"
 #include "synth.h"
@@ -27,6 +28,7 @@ struct record_state {
 	struct kvmfeat guests;	/* QEMU processes seen running guest code */
 	bool guest_ctx;		/* samples end with a struct perf_sample_guest_ctx */
 	struct guestctx_table ctx;
+	struct hashmap mapped;	/* files of user mappings, for the BUILD_ID feature */
 	int error;
 	struct kp_err err;
 };
@@ -39,6 +41,8 @@ int record_state_finish_round(struct record_state *rs);
 int record_state_write_guests(struct record_state *rs, struct kp_err *err);
 /* With guest_ctx: the per-sample contexts, as the PD_FEAT_KVMPROF_CTX feature. */
 int record_state_write_contexts(struct record_state *rs, struct kp_err *err);
+/* Build-ids of the host kernel and every mapped file, as perf record writes them. */
+int record_state_write_build_ids(struct record_state *rs, struct kp_err *err);
 void record_state_print_summary(const struct record_state *rs, const char *path, FILE *out);
 void record_state_release(struct record_state *rs);
 

@@ -35,6 +35,20 @@ int session_open(struct session *s, const char *path, const char *sort,
 		if (ret)
 			return ret;
 	}
+	/* Recorded build-ids: a file rebuilt since must not lend its symbols. */
+	for (size_t i = 0; i < s->file->nr_build_ids; i++) {
+		const struct pd_build_id *b = &s->file->build_ids[i];
+		struct dso *d;
+
+		if (b->pid != -1 || (b->misc & PERF_RECORD_MISC_CPUMODE_MASK) !=
+					    PERF_RECORD_MISC_USER || b->filename[0] != '/')
+			continue;
+		d = dso_cache_get(&s->machines.dsos, b->filename, DSO_USER);
+		if (!d)
+			return kp_errorf(err, ENOMEM, "out of memory");
+		memcpy(d->want_build_id, b->id, b->size);
+		d->want_build_id_len = b->size;
+	}
 	if (s->file->guest_ctx) {
 		ret = guestctx_table_decode(s->file->guest_ctx, s->file->guest_ctx_size, path,
 					    &s->ctx, err);
@@ -387,20 +401,20 @@ static int add_cached(struct session *s, struct hists *h, struct resolve_entry *
 	return e->row ? 0 : -ENOMEM;
 }
 
-static int on_sample(struct session *s, const struct perf_event_header *ev, struct kp_err *err)
+/* @ordinal: the sample's position in the file, which indexes its guest context. */
+static int on_sample(struct session *s, const struct pd_sample *sample, uint64_t ordinal,
+		     struct kp_err *err)
 {
-	struct pd_sample ps;
+	const struct pd_sample ps = *sample;
 	struct hist_key k = { 0 };
 	struct resolve_entry *e = NULL;
 	const struct perf_sample_guest_ctx *ctx;
 	struct thread *t;
 	struct machine *m;
 	struct hists *h;
-	int ret = pd_parse_sample(s->file, ev, &ps, err);
+	int ret;
 
-	if (ret)
-		return ret;
-	ctx = guestctx_of(&s->ctx, s->sample_ordinal++);
+	ctx = guestctx_of(&s->ctx, ordinal);
 	h = &s->hists[ps.evsel - s->file->evsels];
 	k.level = level_of(ps.misc);
 	k.pid = (int)ps.pid;
@@ -535,11 +549,13 @@ static int on_fork(struct session *s, const struct perf_event_header *ev)
 
 static int on_record(struct session *s, const struct perf_event_header *ev, struct kp_err *err)
 {
+	struct pd_sample ps;
 	int ret = 0;
 
 	switch (ev->type) {
 	case PERF_RECORD_SAMPLE:
-		return on_sample(s, ev, err);
+		ret = pd_parse_sample(s->file, ev, &ps, err);
+		return ret ? ret : on_sample(s, &ps, s->sample_ordinal++, err);
 	case PERF_RECORD_MMAP:
 		ret = ev->size >= sizeof(*ev) + sizeof(struct mmap_body) ? on_mmap(s, ev, false)
 									 : 0;
@@ -567,17 +583,202 @@ static int on_record(struct session *s, const struct perf_event_header *ev, stru
 	return ret ? kp_errorf(err, -ret, "%s: out of memory", s->file->path) : 0;
 }
 
+/*
+ * Records from different CPUs' rings interleave out of time order; like
+ * perf's ordered events, records are queued and processed by timestamp at
+ * each FINISHED_ROUND (the recorder's promise that earlier rounds are done),
+ * so that a COMM or MMAP applies to exactly the samples after it.
+ */
+struct queued {
+	uint64_t time;
+	uint64_t seq;		/* file order: ties keep it; also indexes queue.recs */
+};
+
+/* What a queued record needs, kept apart so that sorting moves 16 bytes. */
+struct queued_rec {
+	const struct perf_event_header *ev;
+	uint64_t ordinal;	/* samples: position among the file's samples */
+	struct pd_sample ps;	/* samples: decoded once */
+};
+
+struct queue {
+	const struct perf_event_header **evs;	/* this round, in file order */
+	size_t nr;
+	size_t alloc;
+	bool has_meta;		/* a COMM, MMAP, FORK... is in this round */
+	struct queued *q;
+	struct queued_rec *recs;
+	size_t sort_alloc;
+};
+
+static int queued_cmp(const void *pa, const void *pb)
+{
+	const struct queued *a = pa, *b = pb;
+
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/*
+ * A round is each CPU's ring drained in turn: a few runs already in time
+ * order. Merging those natural runs is linear in practice.
+ */
+static int merge_runs(struct queued *q, size_t n)
+{
+	struct queued *tmp, *src = q, *dst;
+
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	dst = tmp;
+	for (;;) {
+		size_t runs = 0, i = 0, o = 0;
+
+		while (i < n) {
+			size_t a = i, b, end;
+
+			while (i + 1 < n && queued_cmp(&src[i], &src[i + 1]) <= 0)
+				i++;
+			b = ++i;
+			while (i + 1 < n && queued_cmp(&src[i], &src[i + 1]) <= 0)
+				i++;
+			end = b < n ? ++i : n;
+			/* Merge [a, b) and [b, end); the left run wins ties: stable. */
+			for (size_t x = a, y = b; x < b || y < end;)
+				dst[o++] = y >= end || (x < b && queued_cmp(&src[x], &src[y]) <= 0)
+						   ? src[x++]
+						   : src[y++];
+			runs++;
+		}
+		src = dst;
+		dst = src == tmp ? q : tmp;
+		if (runs <= 1)
+			break;
+	}
+	if (src != q)
+		memcpy(q, src, n * sizeof(*src));
+	free(tmp);
+	return 0;
+}
+
+static int grow_sort_arrays(struct queue *q, struct kp_err *err)
+{
+	struct queued *p;
+	struct queued_rec *r;
+
+	if (q->sort_alloc >= q->nr)
+		return 0;
+	p = realloc(q->q, q->nr * sizeof(*p));
+	if (p)
+		q->q = p;
+	r = p ? realloc(q->recs, q->nr * sizeof(*r)) : NULL;
+	if (!r)
+		return kp_errorf(err, ENOMEM, "out of memory");
+	q->recs = r;
+	q->sort_alloc = q->nr;
+	return 0;
+}
+
+/* Decode the round's records and put them in time order. */
+static int sort_round(struct session *s, struct queue *q, struct kp_err *err)
+{
+	int ret = grow_sort_arrays(q, err);
+	bool sorted = true;
+
+	for (size_t i = 0; !ret && i < q->nr; i++) {
+		struct queued_rec *r = &q->recs[i];
+
+		r->ev = q->evs[i];
+		if (r->ev->type == PERF_RECORD_SAMPLE) {
+			ret = pd_parse_sample(s->file, r->ev, &r->ps, err);
+			r->ordinal = s->sample_ordinal++;
+		} else {
+			ret = pd_parse_id_trailer(s->file, r->ev, &r->ps, err);
+		}
+		q->q[i] = (struct queued){ r->ps.time, i };
+		sorted = sorted && (!i || q->q[i - 1].time <= q->q[i].time);
+	}
+	if (!ret && !sorted && merge_runs(q->q, q->nr))
+		ret = kp_errorf(err, ENOMEM, "out of memory");
+	return ret;
+}
+
+/*
+ * Samples commute with each other; only their order against COMM, MMAP and
+ * FORK records matters. A round without those is processed as it is.
+ */
+static int flush_queue(struct session *s, struct queue *q, struct kp_err *err)
+{
+	int ret = 0;
+
+	if (!q->has_meta) {
+		for (size_t i = 0; i < q->nr && !ret; i++)
+			ret = on_record(s, q->evs[i], err);
+	} else {
+		ret = sort_round(s, q, err);
+		for (size_t i = 0; i < q->nr && !ret; i++) {
+			const struct queued_rec *r = &q->recs[q->q[i].seq];
+
+			ret = r->ev->type == PERF_RECORD_SAMPLE
+				      ? on_sample(s, &r->ps, r->ordinal, err)
+				      : on_record(s, r->ev, err);
+		}
+	}
+	q->nr = 0;
+	q->has_meta = false;
+	return ret;
+}
+
+static int enqueue(struct session *s, struct queue *q, const struct perf_event_header *ev,
+		   struct kp_err *err)
+{
+	if (q->nr == q->alloc) {
+		size_t alloc = q->alloc ? q->alloc * 2 : 4096;
+		const struct perf_event_header **p = realloc(q->evs, alloc * sizeof(*p));
+
+		if (!p)
+			return kp_errorf(err, ENOMEM, "out of memory");
+		q->evs = p;
+		q->alloc = alloc;
+	}
+	q->evs[q->nr++] = ev;
+	q->has_meta |= ev->type != PERF_RECORD_SAMPLE;
+	return 0;
+}
+
+static bool file_has_times(const struct pd_file *f)
+{
+	const struct perf_event_attr *a = &f->evsels[0].attr;
+
+	return (a->sample_type & PERF_SAMPLE_TIME) && a->sample_id_all;
+}
+
 int session_process(struct session *s, struct kp_err *err)
 {
 	const struct perf_event_header *ev;
+	struct queue q = { 0 };
+	bool ordered = file_has_times(s->file);
 	uint64_t pos = 0;
 	int ret;
 
 	while ((ret = pd_next(s->file, &pos, &ev, err)) > 0) {
-		ret = on_record(s, ev, err);
+		if (ev->type == PD_RECORD_FINISHED_ROUND)
+			ret = flush_queue(s, &q, err);
+		else if (ev->type >= 64)
+			ret = 0;	/* perf's own header records: nothing to model */
+		else if (ordered)
+			ret = enqueue(s, &q, ev, err);
+		else
+			ret = on_record(s, ev, err);
 		if (ret)
-			return ret;
+			break;
 	}
+	if (!ret)
+		ret = flush_queue(s, &q, err);
+	free(q.evs);
+	free(q.q);
+	free(q.recs);
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < s->file->nr_evsels; i++)

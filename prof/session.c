@@ -402,63 +402,91 @@ static int add_cached(struct session *s, struct hists *h, struct resolve_entry *
 }
 
 /* @ordinal: the sample's position in the file, which indexes its guest context. */
-static int on_sample(struct session *s, const struct pd_sample *sample, uint64_t ordinal,
-		     struct kp_err *err)
+/* The command name of a sample's thread, perf's ":TID" when never seen. */
+static const char *sample_comm(struct session *s, int pid, int tid)
 {
-	const struct pd_sample ps = *sample;
-	struct hist_key k = { 0 };
-	struct resolve_entry *e = NULL;
-	const struct perf_sample_guest_ctx *ctx;
-	struct thread *t;
-	struct machine *m;
-	struct hists *h;
-	int ret;
+	struct thread *t = s->last_thread;
 
-	ctx = guestctx_of(&s->ctx, ordinal);
-	h = &s->hists[ps.evsel - s->file->evsels];
-	k.level = level_of(ps.misc);
-	k.pid = (int)ps.pid;
-	k.cpu = (int)ps.cpu;
-	k.vcpu = -1;
-	k.addr = ps.ip;
-	m = &s->machines.host;
-	t = s->last_thread;
-	if (!t || t->tid != (int)ps.tid || t->pid != (int)ps.pid)
-		t = s->last_thread = machine_thread(&s->machines, m, (int)ps.pid, (int)ps.tid);
+	if (!t || t->tid != tid || t->pid != pid)
+		t = s->last_thread = machine_thread(&s->machines, &s->machines.host, pid, tid);
 	if (t && !t->comm) {
 		char name[24];
 
-		/* perf's name for a thread it never saw a COMM for. */
-		snprintf(name, sizeof(name), ":%d", (int)ps.tid);
+		snprintf(name, sizeof(name), ":%d", tid);
 		t->comm = machines_intern(&s->machines, name);
 	}
-	k.comm = t && t->comm ? t->comm : machines_intern(&s->machines, ":unknown");
-	if (k.level == LEVEL_GUEST_KERNEL || k.level == LEVEL_GUEST_USER) {
-		if (!s->want_guest)
-			goto filtered;
-		m = guest_machine(s, (int)ps.pid);
+	return t && t->comm ? t->comm : machines_intern(&s->machines, ":unknown");
+}
+
+/*
+ * The common case in one probe: a host sample at an address whose
+ * resolution and histogram row are cached for the same thread name, pid,
+ * CPU and mode. Returns false when the full path must run.
+ */
+static bool add_host_fast(struct session *s, const struct pd_sample *ps, struct hists *h,
+			  int level, const char *comm)
+{
+	const void *owner = level == LEVEL_USER ? (const void *)(uintptr_t)(ps->pid + 1ULL)
+						: (const void *)&s->machines.host;
+	struct resolve_entry *e = cache_slot(s, ps->ip, owner);
+
+	if (e->gen != s->cache_gen || e->ip != ps->ip || e->owner != owner || !e->row ||
+	    e->row_hists != h || e->row_comm != comm || e->row_pid != (int)ps->pid ||
+	    e->row_cpu != (int)ps->cpu || e->row_level != level)
+		return false;
+	hists_add_to(h, e->row, level, ps->period);
+	s->machines.host.samples++;
+	s->samples++;
+	return true;
+}
+
+/* @ordinal: the sample's position in the file, which indexes its guest context. */
+static int on_sample(struct session *s, const struct pd_sample *sample, uint64_t ordinal,
+		     struct kp_err *err)
+{
+	const struct pd_sample *ps = sample;
+	struct hists *h = &s->hists[ps->evsel - s->file->evsels];
+	int level = level_of(ps->misc);
+	bool guest = level == LEVEL_GUEST_KERNEL || level == LEVEL_GUEST_USER;
+	const char *comm = sample_comm(s, (int)ps->pid, (int)ps->tid);
+	struct hist_key k = { 0 };
+	struct resolve_entry *e = NULL;
+	const struct perf_sample_guest_ctx *ctx;
+	struct machine *m = &s->machines.host;
+	int ret;
+
+	if (guest ? !s->want_guest : !s->want_host) {
+		s->filtered++;
+		return 0;
+	}
+	if (!guest && add_host_fast(s, ps, h, level, comm))
+		return 0;
+	ctx = guestctx_of(&s->ctx, ordinal);
+	k.level = level;
+	k.pid = (int)ps->pid;
+	k.cpu = (int)ps->cpu;
+	k.vcpu = -1;
+	k.addr = ps->ip;
+	k.comm = comm;
+	if (guest) {
+		m = guest_machine(s, (int)ps->pid);
 		if (!m)
 			return kp_errorf(err, ENOMEM, "out of memory");
 		k.guest = m;
 		k.vcpu = ctx ? (int)ctx->vcpu_id : vcpu_from_comm(k.comm);
 		k.cr3 = ctx ? ctx->cr3 : 0;
 		if (k.level == LEVEL_GUEST_KERNEL)
-			e = resolve_cached(s, &ps, m, &k);
+			e = resolve_cached(s, ps, m, &k);
 	} else {
-		if (!s->want_host)
-			goto filtered;
-		e = resolve_cached(s, &ps, m, &k);
+		e = resolve_cached(s, ps, m, &k);
 	}
 	m->samples++;
 	s->samples++;
-	if (e)
-		ret = add_cached(s, h, e, &k, ps.period);
+	if (e && !guest)
+		ret = add_cached(s, h, e, &k, ps->period);
 	else
-		ret = hists_add(h, &k, ps.period) ? 0 : -ENOMEM;
+		ret = hists_add(h, &k, ps->period) ? 0 : -ENOMEM;
 	return ret ? kp_errorf(err, ENOMEM, "out of memory") : 0;
-filtered:
-	s->filtered++;
-	return 0;
 }
 
 struct mmap_body {

@@ -41,6 +41,13 @@ cp /bin/busybox "$WORK/root/bin/busybox"
 ln -s busybox "$WORK/root/bin/sh"
 # Arguments travel quoted in a file: the kernel command line is too small.
 printf '%q ' "$SCRIPT" "$@" >"$WORK/root/cmd"
+# /tmp in L1 is a fresh tmpfs: a checkout under /tmp (CI clones, for one) is
+# shared separately and mounted back at its own path.
+REPO_SHARE=()
+if [[ $REPO == /tmp/* ]]; then
+	echo "$REPO" >"$WORK/root/repo"
+	REPO_SHARE=(-virtfs "local,path=$REPO,mount_tag=repo,security_model=none,readonly=on,multidevs=remap")
+fi
 cat >"$WORK/root/init" <<'INIT'
 #!/bin/sh
 /bin/busybox mount -t devtmpfs devtmpfs /dev
@@ -56,6 +63,10 @@ mount -t devtmpfs devtmpfs /host/dev
 mount -t debugfs debugfs /host/sys/kernel/debug
 mkdir -p /host/tmp/results
 mount -t 9p -o $o results /host/tmp/results
+if [ -f /repo ]; then
+	mkdir -p "/host$(cat /repo)"
+	mount -t 9p -o $o,ro,cache=loose repo "/host$(cat /repo)"
+fi
 ip link set lo up 2>/dev/null
 chroot /host /bin/bash -c "cd /tmp/results && export PATH=/usr/sbin:/usr/bin:/sbin:/bin TMPDIR=/tmp HOME=/tmp && $(cat /cmd)" \
 	>/host/tmp/results/l1.log 2>&1
@@ -71,7 +82,7 @@ timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu EPYC -m "$MEM" -smp 2 \
 	-kernel "$KERNEL_DIR/bzImage" -initrd "$WORK/initrd" \
 	-append 'console=ttyS0 quiet panic=-1' \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-	-virtfs local,path="$OUT",mount_tag=results,security_model=none \
+	-virtfs local,path="$OUT",mount_tag=results,security_model=none "${REPO_SHARE[@]}" \
 	</dev/null >"$WORK/console" 2>&1
 rc=$?
 if ((rc == 124)); then

@@ -76,6 +76,18 @@ check "--guest writes perf.data.guest" test -s "$TMP/perf.data.guest"
 check "--guest keeps no host samples" \
 	bash -c "! '$KVMPROF' report -i '$TMP/perf.data.guest' | grep -qE '\[[k.]\] '"
 
+# Build-ids: a binary rebuilt after recording must not lend its new symbols.
+cp "$TMP/spinner" "$TMP/spin2"
+"$KVMPROF" record -q -o "$TMP/b.data" -- "$TMP/spin2" 1
+check "perf reads kvmprof's build-id table" \
+	bash -c "perf buildid-list -i '$TMP/b.data' 2>/dev/null | grep -q spin2"
+sed 's/kvmprof_spin_here/other_function_now/' "$TMP/spinner.c" >"$TMP/spin2.c"
+cc -O0 -g -o "$TMP/spin2" "$TMP/spin2.c"
+"$KVMPROF" report -i "$TMP/b.data" >"$TMP/b.report" 2>&1
+check "a rebuilt binary is flagged in the header" grep -q "spin2 changed since recording" "$TMP/b.report"
+check "and its samples are not given the new binary's names" \
+	bash -c "! grep -q other_function_now '$TMP/b.report'"
+
 # Damaged inputs: a clear error naming the file, never a crash.
 head -c 3000 "$F" >"$TMP/trunc.data"
 expect_fail "truncated file: error names the file" "trunc.data" "$KVMPROF" report -i "$TMP/trunc.data"

@@ -52,7 +52,8 @@ BENCH_SRC := $(sort $(wildcard bench/bench_*.c))
 
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 PROF_OBJ  := $(PROF_SRC:%.c=$(BUILD)/%.o)
-MOUNT_OBJ := $(MOUNT_SRC:%.c=$(BUILD)/%.o)
+# Not $(BUILD)/guestfs-mount/: that path is the daemon's binary.
+MOUNT_OBJ := $(MOUNT_SRC:guestfs-mount/%.c=$(BUILD)/mount-obj/%.o)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
@@ -73,6 +74,11 @@ TINYVM := $(BUILD)/tinyvm/tinyvmm $(BUILD)/tinyvm/payload.elf $(BUILD)/tinyvm/pa
 all: $(PROGRAMS) $(UNIT_BIN) $(BENCH_BIN) $(TINYVM)
 
 $(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(say) CC $<
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/mount-obj/%.o: guestfs-mount/%.c
 	@mkdir -p $(dir $@)
 	$(say) CC $<
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<

@@ -20,7 +20,7 @@
 #include "guestid.h"
 
 enum ap_subject_type {
-	AP_SUBJ_ANY,	/* "*": every host user */
+	AP_SUBJ_ANY, /* "*": every host user */
 	AP_SUBJ_USER,
 	AP_SUBJ_GROUP,
 };
@@ -28,9 +28,9 @@ enum ap_subject_type {
 struct ap_rule {
 	bool deny;
 	enum ap_subject_type type;
-	unsigned id;			/* uid or gid */
-	unsigned kinds;			/* bit (1 << kind) */
-	char guest[GUEST_NAME_MAX];	/* "" for every guest */
+	unsigned id;		    /* uid or gid */
+	unsigned kinds;		    /* bit (1 << kind) */
+	char guest[GUEST_NAME_MAX]; /* "" for every guest */
 	unsigned line;
 };
 
@@ -43,11 +43,16 @@ struct access_policy {
 };
 
 static const char *const kind_names[ARTIFACT_KIND_NR] = {
-	[ARTIFACT_KALLSYMS] = "kallsyms",	[ARTIFACT_SYSTEM_MAP] = "system-map",
-	[ARTIFACT_VMLINUX] = "vmlinux",		[ARTIFACT_MODULES] = "modules",
-	[ARTIFACT_MODULE_FILES] = "module-files", [ARTIFACT_CONFIG] = "config",
-	[ARTIFACT_VERSION] = "version",		[ARTIFACT_BUILD_ID] = "build-id",
-	[ARTIFACT_INFO] = "info",		[ARTIFACT_BY_PID] = "by-pid",
+	[ARTIFACT_KALLSYMS] = "kallsyms",
+	[ARTIFACT_SYSTEM_MAP] = "system-map",
+	[ARTIFACT_VMLINUX] = "vmlinux",
+	[ARTIFACT_MODULES] = "modules",
+	[ARTIFACT_MODULE_FILES] = "module-files",
+	[ARTIFACT_CONFIG] = "config",
+	[ARTIFACT_VERSION] = "version",
+	[ARTIFACT_BUILD_ID] = "build-id",
+	[ARTIFACT_INFO] = "info",
+	[ARTIFACT_BY_PID] = "by-pid",
 };
 
 #define ALL_KINDS ((1U << ARTIFACT_KIND_NR) - 1)
@@ -138,10 +143,11 @@ static int lookup_id(struct parser *ps, bool group, const char *name, unsigned *
 			continue;
 		}
 		if (ret)
-			return perr(ps, ret, "cannot look up %s '%s': %s", group ? "group" : "user",
-				    name, strerror(ret));
+			return perr(ps, ret, "cannot look up %s '%s': %s",
+				    group ? "group" : "user", name, strerror(ret));
 		if (group ? !grp : !pwp)
-			return perr(ps, ENOENT, "unknown %s '%s'", group ? "group" : "user", name);
+			return perr(ps, ENOENT, "unknown %s '%s'",
+				    group ? "group" : "user", name);
 		return 0;
 	}
 }
@@ -155,20 +161,23 @@ static int add_expose(struct parser *ps, char **tok, size_t ntok)
 	for (size_t i = 1; i < ntok; i++) {
 		if (!strcmp(tok[i], "*")) {
 			if (ntok != 2 || p->nr_expose)
-				return perr(ps, EINVAL, "'expose *' already exposes every guest: "
+				return perr(ps, EINVAL,
+					    "'expose *' already exposes every guest: "
 					    "do not mix it with guest names");
 			p->expose_all = true;
 			continue;
 		}
 		if (p->expose_all)
-			return perr(ps, EINVAL, "'expose *' already exposes every guest: "
+			return perr(ps, EINVAL,
+				    "'expose *' already exposes every guest: "
 				    "do not mix it with guest names");
 		if (!guest_name_valid(tok[i]))
 			return perr(ps, EINVAL, "invalid guest name '%s'", tok[i]);
 		if (access_policy_exposes(p, tok[i]))
 			return perr(ps, EINVAL, "guest '%s' is exposed twice", tok[i]);
 		if (p->nr_expose >= AP_MAX_EXPOSE)
-			return perr(ps, E2BIG, "more than %d exposed guests", AP_MAX_EXPOSE);
+			return perr(ps, E2BIG, "more than %d exposed guests",
+				    AP_MAX_EXPOSE);
 		if (p->nr_expose == p->cap_expose) {
 			size_t cap = p->cap_expose ? 2 * p->cap_expose : 8;
 			void *n = realloc(p->expose, cap * sizeof(*p->expose));
@@ -200,16 +209,18 @@ static int parse_subject(struct parser *ps, const char *s, struct ap_rule *r)
 		group = true;
 		name = s + 6;
 	} else {
-		return perr(ps, EINVAL, "'%s' is not a subject: expected user:NAME, group:NAME "
-			    "or *", s);
+		return perr(ps, EINVAL,
+			    "'%s' is not a subject (user:NAME, group:NAME or *)", s);
 	}
 	if (!name_valid(name))
-		return perr(ps, EINVAL, "invalid %s name '%s'", group ? "group" : "user", name);
+		return perr(ps, EINVAL, "invalid %s name '%s'", group ? "group" : "user",
+			    name);
 	ret = lookup_id(ps, group, name, &r->id);
 	if (ret)
 		return ret;
 	if (!group && r->id == 0)
-		return perr(ps, EINVAL, "rules cannot name root (uid 0), which may always read "
+		return perr(ps, EINVAL,
+			    "rules cannot name root (uid 0), which may always read "
 			    "exposed guests");
 	r->type = group ? AP_SUBJ_GROUP : AP_SUBJ_USER;
 	return 0;
@@ -231,9 +242,12 @@ static int parse_kinds(struct parser *ps, char *s, unsigned *kinds)
 		enum artifact_kind kind;
 
 		if (artifact_kind_parse(k, &kind))
-			return perr(ps, EINVAL, "unknown kind '%s' (kinds: kallsyms, system-map, "
-				    "vmlinux, modules, module-files, config, version, build-id, "
-				    "info, by-pid, or all)", k);
+			return perr(ps, EINVAL,
+				    "unknown kind '%s' (kinds: kallsyms, system-map, "
+				    "vmlinux, modules, module-files, config, version, "
+				    "build-id, "
+				    "info, by-pid, or all)",
+				    k);
 		*kinds |= 1U << kind;
 	}
 	return 0;
@@ -242,13 +256,15 @@ static int parse_kinds(struct parser *ps, char *s, unsigned *kinds)
 static int add_rule(struct parser *ps, bool deny, char **tok, size_t ntok)
 {
 	struct access_policy *p = ps->p;
-	struct ap_rule r = { .deny = deny, .line = ps->line };
+	struct ap_rule r = {.deny = deny, .line = ps->line};
 	bool have_guest = false;
 	int ret;
 
 	if (ntok < 3)
-		return perr(ps, EINVAL, "'%s' needs a subject and kinds: %s user:NAME|group:NAME|*"
-			    " KIND[,KIND...] [guest=NAME|*]", tok[0], tok[0]);
+		return perr(ps, EINVAL,
+			    "'%s' needs a subject and kinds: %s user:NAME|group:NAME|*"
+			    " KIND[,KIND...] [guest=NAME|*]",
+			    tok[0], tok[0]);
 	ret = parse_subject(ps, tok[1], &r);
 	if (!ret)
 		ret = parse_kinds(ps, tok[2], &r.kinds);
@@ -258,10 +274,12 @@ static int add_rule(struct parser *ps, bool deny, char **tok, size_t ntok)
 		char *eq = strchr(tok[i], '=');
 
 		if (!eq)
-			return perr(ps, EINVAL, "unexpected '%s' (options are key=value)", tok[i]);
+			return perr(ps, EINVAL, "unexpected '%s' (options are key=value)",
+				    tok[i]);
 		*eq = '\0';
 		if (strcmp(tok[i], "guest"))
-			return perr(ps, EINVAL, "unknown option '%s' (the only option is guest=)",
+			return perr(ps, EINVAL,
+				    "unknown option '%s' (the only option is guest=)",
 				    tok[i]);
 		if (have_guest)
 			return perr(ps, EINVAL, "guest= given twice");
@@ -305,7 +323,8 @@ static int parse_line(struct parser *ps, char *line)
 		return add_rule(ps, false, tok, ntok);
 	if (!strcmp(tok[0], "deny"))
 		return add_rule(ps, true, tok, ntok);
-	return perr(ps, EINVAL, "unknown directive '%s' (expected expose, allow or deny)", tok[0]);
+	return perr(ps, EINVAL, "unknown directive '%s' (expected expose, allow or deny)",
+		    tok[0]);
 }
 
 /* Whole-file checks, once every line is read. */
@@ -314,8 +333,10 @@ static int check_policy(struct parser *ps)
 	struct access_policy *p = ps->p;
 
 	if (!p->expose_all && !p->nr_expose)
-		return kp_errorf(ps->err, EINVAL, "%s: no 'expose' line: no guest would be "
-				 "served (write 'expose *' or name the guests)", ps->what);
+		return kp_errorf(ps->err, EINVAL,
+				 "%s: no 'expose' line: no guest would be "
+				 "served (write 'expose *' or name the guests)",
+				 ps->what);
 	for (size_t i = 0; i < p->nr_rules; i++) {
 		const struct ap_rule *r = &p->rules[i];
 
@@ -329,13 +350,14 @@ static int check_policy(struct parser *ps)
 int access_policy_parse(const char *text, size_t len, const char *what,
 			struct access_policy **out, struct kp_err *err)
 {
-	struct parser ps = { .what = what ? what : "access policy", .err = err };
+	struct parser ps = {.what = what ? what : "access policy", .err = err};
 	const char *pos = text, *end = text + len;
 	int ret = 0;
 
 	*out = NULL;
 	if (len > AP_MAX_FILE)
-		return kp_errorf(err, EFBIG, "%s: larger than %u bytes", ps.what, AP_MAX_FILE);
+		return kp_errorf(err, EFBIG, "%s: larger than %u bytes", ps.what,
+				 AP_MAX_FILE);
 	ps.p = calloc(1, sizeof(*ps.p));
 	if (!ps.p)
 		return kp_errorf(err, ENOMEM, "out of memory");
@@ -387,14 +409,18 @@ int access_policy_load(const char *path, struct access_policy **out, struct kp_e
 		ret = kp_errorf(err, EINVAL, "%s: not a regular file", path);
 		goto out_close;
 	}
-	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		ret = kp_errorf(err, EPERM, "%s: must be owned by root and writable by its owner "
-				"only (it is uid %u, mode %04o)", path, (unsigned)st.st_uid,
+	if ((st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		ret = kp_errorf(err, EPERM,
+				"%s: must be owned by root and writable by its owner "
+				"only (it is uid %u, mode %04o)",
+				path, (unsigned)st.st_uid,
 				(unsigned)(st.st_mode & 07777));
 		goto out_close;
 	}
 	if (st.st_size > (off_t)AP_MAX_FILE) {
-		ret = kp_errorf(err, EFBIG, "%s: larger than %u bytes", path, AP_MAX_FILE);
+		ret = kp_errorf(err, EFBIG, "%s: larger than %u bytes", path,
+				AP_MAX_FILE);
 		goto out_close;
 	}
 	buf = malloc(AP_MAX_FILE + 1);
@@ -416,7 +442,8 @@ int access_policy_load(const char *path, struct access_policy **out, struct kp_e
 			break;
 		len += (size_t)n;
 		if (len > AP_MAX_FILE) {
-			ret = kp_errorf(err, EFBIG, "%s: larger than %u bytes", path, AP_MAX_FILE);
+			ret = kp_errorf(err, EFBIG, "%s: larger than %u bytes", path,
+					AP_MAX_FILE);
 			goto out_free;
 		}
 	}
@@ -459,7 +486,8 @@ bool access_policy_exposes(const struct access_policy *p, const char *guest)
 }
 
 /* @guest NULL stands for "a guest no rule names": only guest=* rules apply. */
-static bool rule_covers(const struct ap_rule *r, const char *guest, enum artifact_kind kind)
+static bool rule_covers(const struct ap_rule *r, const char *guest,
+			enum artifact_kind kind)
 {
 	if (!(r->kinds & (1U << kind)))
 		return false;
@@ -506,8 +534,9 @@ bool access_policy_allows(const struct access_policy *p, uid_t uid, const gid_t 
 	return allowed;
 }
 
-bool access_policy_allows_by_pid(const struct access_policy *p, uid_t uid, const gid_t *gids,
-				 size_t ngids, const char *guest, enum artifact_kind kind)
+bool access_policy_allows_by_pid(const struct access_policy *p, uid_t uid,
+				 const gid_t *gids, size_t ngids, const char *guest,
+				 enum artifact_kind kind)
 {
 	return access_policy_allows(p, uid, gids, ngids, guest, ARTIFACT_BY_PID) &&
 	       access_policy_allows(p, uid, gids, ngids, guest, kind);
@@ -539,7 +568,7 @@ static bool same_subject(const struct ap_rule *a, const struct ap_rule *b)
 static struct readers kind_readers(const struct access_policy *p, const char *guest,
 				   enum artifact_kind kind)
 {
-	struct readers rd = { WHO_ROOT, 0 };
+	struct readers rd = {WHO_ROOT, 0};
 	bool any_deny = false, groups = false, mixed = false, all = false;
 
 	for (size_t i = 0; i < p->nr_rules; i++) {
@@ -557,9 +586,11 @@ static struct readers kind_readers(const struct access_policy *p, const char *gu
 
 		if (r->deny || !rule_covers(r, guest, kind))
 			continue;
-		/* An allow that a deny of the very same subject cancels grants nothing. */
+		/* An allow that a deny of the very same subject cancels grants nothing.
+		 */
 		for (size_t j = 0; j < p->nr_rules && !cancelled; j++)
-			cancelled = p->rules[j].deny && rule_covers(&p->rules[j], guest, kind) &&
+			cancelled = p->rules[j].deny &&
+				    rule_covers(&p->rules[j], guest, kind) &&
 				    same_subject(&p->rules[j], r);
 		if (cancelled)
 			continue;
@@ -586,7 +617,7 @@ static struct readers kind_readers(const struct access_policy *p, const char *gu
 
 static struct readers readers_and(struct readers a, struct readers b)
 {
-	struct readers none = { WHO_ROOT, 0 }, mixed = { WHO_MIXED, 0 };
+	struct readers none = {WHO_ROOT, 0}, mixed = {WHO_MIXED, 0};
 
 	if (a.who == WHO_ROOT || b.who == WHO_ROOT)
 		return none;
@@ -601,7 +632,7 @@ static struct readers readers_and(struct readers a, struct readers b)
 
 static struct readers readers_or(struct readers a, struct readers b)
 {
-	struct readers mixed = { WHO_MIXED, 0 };
+	struct readers mixed = {WHO_MIXED, 0};
 
 	if (a.who == WHO_ROOT)
 		return b;
@@ -627,16 +658,18 @@ static struct readers file_readers(const struct access_policy *p, const char *gu
 static struct readers guest_readers(const struct access_policy *p, const char *guest,
 				    bool by_pid)
 {
-	struct readers rd = { WHO_ROOT, 0 };
+	struct readers rd = {WHO_ROOT, 0};
 
 	for (unsigned k = 0; k < ARTIFACT_KIND_NR; k++)
 		if (k != ARTIFACT_BY_PID)
-			rd = readers_or(rd, file_readers(p, guest, (enum artifact_kind)k, by_pid));
+			rd = readers_or(rd, file_readers(p, guest, (enum artifact_kind)k,
+							 by_pid));
 	return rd;
 }
 
 int access_policy_file_perm(const struct access_policy *p, const char *guest,
-			    enum artifact_kind kind, bool by_pid, struct artifact_perm *perm)
+			    enum artifact_kind kind, bool by_pid,
+			    struct artifact_perm *perm)
 {
 	struct readers rd;
 
@@ -655,7 +688,7 @@ int access_policy_file_perm(const struct access_policy *p, const char *guest,
 int access_policy_dir_perm(const struct access_policy *p, const char *guest, bool by_pid,
 			   struct artifact_perm *perm)
 {
-	struct readers rd = { WHO_ROOT, 0 };
+	struct readers rd = {WHO_ROOT, 0};
 
 	if (!p || !perm)
 		return -EINVAL;
@@ -668,7 +701,8 @@ int access_policy_dir_perm(const struct access_policy *p, const char *guest, boo
 		rd = guest_readers(p, NULL, by_pid);
 		for (size_t i = 0; i < p->nr_rules; i++)
 			if (p->rules[i].guest[0])
-				rd = readers_or(rd, guest_readers(p, p->rules[i].guest, by_pid));
+				rd = readers_or(
+					rd, guest_readers(p, p->rules[i].guest, by_pid));
 	} else {
 		for (size_t i = 0; i < p->nr_expose; i++)
 			rd = readers_or(rd, guest_readers(p, p->expose[i], by_pid));
@@ -676,8 +710,10 @@ int access_policy_dir_perm(const struct access_policy *p, const char *guest, boo
 	perm->uid = 0;
 	perm->gid = rd.who == WHO_GROUP ? (gid_t)rd.gid : 0;
 	perm->exact = rd.who != WHO_MIXED;
-	perm->mode = rd.who == WHO_ALL ? 0555 : rd.who == WHO_GROUP ? 0550 :
-		     rd.who == WHO_MIXED ? 0511 : 0500;
+	perm->mode = rd.who == WHO_ALL	   ? 0555
+		     : rd.who == WHO_GROUP ? 0550
+		     : rd.who == WHO_MIXED ? 0511
+					   : 0500;
 	return 0;
 }
 

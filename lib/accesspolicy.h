@@ -22,25 +22,25 @@
 
 #define AP_DEFAULT_PATH "/etc/kvmprof/access.conf"
 
-#define AP_MAX_FILE	(1U << 20)	/* bytes in a policy file */
-#define AP_MAX_LINE	1024		/* bytes in a line, newline excluded */
-#define AP_MAX_RULES	1024		/* allow and deny lines */
-#define AP_MAX_EXPOSE	256		/* guests named by expose lines */
-#define AP_MAX_TOKENS	64		/* words in a line */
-#define AP_NAME_MAX	256		/* user and group names, NUL included */
+#define AP_MAX_FILE   (1U << 20) /* bytes in a policy file */
+#define AP_MAX_LINE   1024	 /* bytes in a line, newline excluded */
+#define AP_MAX_RULES  1024	 /* allow and deny lines */
+#define AP_MAX_EXPOSE 256	 /* guests named by expose lines */
+#define AP_MAX_TOKENS 64	 /* words in a line */
+#define AP_NAME_MAX   256	 /* user and group names, NUL included */
 
 /* What a served file is, for access decisions. */
 enum artifact_kind {
-	ARTIFACT_KALLSYMS,	/* kallsyms, by-pid/N/proc/kallsyms */
-	ARTIFACT_SYSTEM_MAP,	/* System.map */
-	ARTIFACT_VMLINUX,	/* vmlinux and vmlinuz kernel images */
-	ARTIFACT_MODULES,	/* the /proc/modules-style list */
-	ARTIFACT_MODULE_FILES,	/* the lib/modules tree */
-	ARTIFACT_CONFIG,	/* the kernel's config */
-	ARTIFACT_VERSION,	/* version, by-pid/N/proc/version */
-	ARTIFACT_BUILD_ID,	/* build-id, sys/kernel/notes */
-	ARTIFACT_INFO,		/* info, info.json */
-	ARTIFACT_BY_PID,	/* the by-pid/<qemu-pid>/ view as a whole */
+	ARTIFACT_KALLSYMS,     /* kallsyms, by-pid/N/proc/kallsyms */
+	ARTIFACT_SYSTEM_MAP,   /* System.map */
+	ARTIFACT_VMLINUX,      /* vmlinux and vmlinuz kernel images */
+	ARTIFACT_MODULES,      /* the /proc/modules-style list */
+	ARTIFACT_MODULE_FILES, /* the lib/modules tree */
+	ARTIFACT_CONFIG,       /* the kernel's config */
+	ARTIFACT_VERSION,      /* version, by-pid/N/proc/version */
+	ARTIFACT_BUILD_ID,     /* build-id, sys/kernel/notes */
+	ARTIFACT_INFO,	       /* info, info.json */
+	ARTIFACT_BY_PID,       /* the by-pid/<qemu-pid>/ view as a whole */
 	ARTIFACT_KIND_NR,
 };
 
@@ -83,8 +83,9 @@ bool access_policy_allows(const struct access_policy *p, uid_t uid, const gid_t 
 			  size_t ngids, const char *guest, enum artifact_kind kind);
 
 /* access_policy_allows() for ARTIFACT_BY_PID and for @kind. */
-bool access_policy_allows_by_pid(const struct access_policy *p, uid_t uid, const gid_t *gids,
-				 size_t ngids, const char *guest, enum artifact_kind kind);
+bool access_policy_allows_by_pid(const struct access_policy *p, uid_t uid,
+				 const gid_t *gids, size_t ngids, const char *guest,
+				 enum artifact_kind kind);
 
 /*
  * The owner, group and permission bits a FUSE server mounted with
@@ -101,7 +102,7 @@ bool access_policy_allows_by_pid(const struct access_policy *p, uid_t uid, const
  * access_policy_allows() (see policy/README.md).
  */
 struct artifact_perm {
-	mode_t mode;	/* permission bits only; add S_IFREG or S_IFDIR */
+	mode_t mode; /* permission bits only; add S_IFREG or S_IFDIR */
 	uid_t uid;
 	gid_t gid;
 	bool exact;
@@ -112,7 +113,8 @@ struct artifact_perm {
  * by-pid/<qemu-pid>/. Returns -ENOENT when @guest is not exposed.
  */
 int access_policy_file_perm(const struct access_policy *p, const char *guest,
-			    enum artifact_kind kind, bool by_pid, struct artifact_perm *perm);
+			    enum artifact_kind kind, bool by_pid,
+			    struct artifact_perm *perm);
 
 /*
  * For a folder that holds artifacts of several kinds: @guest's own folder and

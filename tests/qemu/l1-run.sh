@@ -45,7 +45,7 @@ printf '%q ' "$SCRIPT" "$@" >"$WORK/root/cmd"
 # shared separately and mounted back at its own path.
 REPO_SHARE=()
 if [[ $REPO == /tmp/* ]]; then
-	echo "$REPO" >"$WORK/root/repo"
+	echo "$REPO" >"$WORK/root/repo-path"
 	REPO_SHARE=(-virtfs "local,path=$REPO,mount_tag=repo,security_model=none,readonly=on,multidevs=remap")
 fi
 cat >"$WORK/root/init" <<'INIT'
@@ -63,9 +63,9 @@ mount -t devtmpfs devtmpfs /host/dev
 mount -t debugfs debugfs /host/sys/kernel/debug
 mkdir -p /host/tmp/results
 mount -t 9p -o $o results /host/tmp/results
-if [ -f /repo ]; then
-	mkdir -p "/host$(cat /repo)"
-	mount -t 9p -o $o,ro,cache=loose repo "/host$(cat /repo)"
+if [ -f /repo-path ]; then
+	mkdir -p "/host$(cat /repo-path)"
+	mount -t 9p -o $o,ro,cache=loose repo "/host$(cat /repo-path)"
 fi
 ip link set lo up 2>/dev/null
 chroot /host /bin/bash -c "cd /tmp/results && export PATH=/usr/sbin:/usr/bin:/sbin:/bin TMPDIR=/tmp HOME=/tmp && $(cat /cmd)" \

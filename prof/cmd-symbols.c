@@ -15,6 +15,7 @@
 #include "builtin.h"
 #include "buildid.h"
 #include "kallsyms.h"
+#include "sanitize.h"
 #include "symsrc.h"
 
 struct symbols_opts {
@@ -145,9 +146,32 @@ static void print_info(const struct symtab *st, FILE *out)
 		st->text_end, (uint64_t)st->slide);
 }
 
+/* The table in kallsyms format, names made safe for a terminal. */
+static int print_table(const struct symtab *st)
+{
+	char name[1024], mod[128];
+
+	for (size_t i = 0; i < st->nr; i++) {
+		const struct ksym *s = &st->syms[i];
+
+		sanitize(s->name, name, sizeof(name));
+		if (s->module) {
+			sanitize(s->module, mod, sizeof(mod));
+			printf("%016" PRIx64 " %c %s\t[%s]\n", s->addr + (uint64_t)st->slide,
+			       s->type, name, mod);
+		} else {
+			printf("%016" PRIx64 " %c %s\n", s->addr + (uint64_t)st->slide, s->type,
+			       name);
+		}
+	}
+	return ferror(stdout) ? -EIO : 0;
+}
+
 static int print_lookups(const struct symtab *st, char **addrs, int nr)
 {
 	int bad = 0;
+
+	char name[1024], mod[128];
 
 	for (int i = 0; i < nr; i++) {
 		const struct ksym *sym;
@@ -159,13 +183,16 @@ static int print_lookups(const struct symtab *st, char **addrs, int nr)
 			continue;
 		}
 		sym = symtab_lookup(st, addr, &off);
+		if (sym) {
+			sanitize(sym->name, name, sizeof(name));
+			sanitize(sym->module ? sym->module : "", mod, sizeof(mod));
+		}
 		if (!sym)
 			printf("%016" PRIx64 " [unknown]\n", addr);
 		else if (sym->module)
-			printf("%016" PRIx64 " %s+0x%" PRIx64 " [%s]\n", addr, sym->name, off,
-			       sym->module);
+			printf("%016" PRIx64 " %s+0x%" PRIx64 " [%s]\n", addr, name, off, mod);
 		else
-			printf("%016" PRIx64 " %s+0x%" PRIx64 "\n", addr, sym->name, off);
+			printf("%016" PRIx64 " %s+0x%" PRIx64 "\n", addr, name, off);
 	}
 	return bad;
 }
@@ -190,7 +217,7 @@ int cmd_symbols(int argc, char **argv)
 	else if (!ret && o.nr_lookups)
 		ret = print_lookups(st, o.lookups, o.nr_lookups);
 	else if (!ret)
-		ret = kallsyms_write(st, stdout);
+		ret = print_table(st);
 	symtab_free(st);
 	if (fflush(stdout) || ret < 0)
 		return 1;

@@ -7,19 +7,6 @@
 
 #define CELL_MAX 512
 
-void sanitize(const char *in, char *out, size_t size)
-{
-	size_t n = 0;
-
-	for (; in && *in && n + 1 < size; in++) {
-		unsigned char c = (unsigned char)*in;
-
-		/* Terminal escapes and control bytes in guest-chosen names stop here. */
-		out[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-	}
-	out[n] = '\0';
-}
-
 static const char *dso_label(const struct hist_entry *e)
 {
 	return e->key.dso ? e->key.dso->short_name : "[unknown]";
@@ -215,12 +202,22 @@ static void file_header(const struct session *s, FILE *out)
 {
 	const struct pd_file *f = s->file;
 
-	fprintf(out, "# kvmprof report of %s\n", f->path);
-	if (f->hostname[0])
-		fprintf(out, "# hostname: %s, os release: %s, arch: %s, cpus: %u online\n",
-			f->hostname, f->osrelease, f->arch, f->nr_cpus_online);
-	if (f->cmdline[0])
-		fprintf(out, "# cmdline: %s\n", f->cmdline);
+	char a[1024], b[256], c[256], d[64];
+
+	/* Every string here comes from the file: none may drive the terminal. */
+	sanitize(f->path, a, sizeof(a));
+	fprintf(out, "# kvmprof report of %s\n", a);
+	if (f->hostname[0]) {
+		sanitize(f->hostname, b, sizeof(b));
+		sanitize(f->osrelease, c, sizeof(c));
+		sanitize(f->arch, d, sizeof(d));
+		fprintf(out, "# hostname: %s, os release: %s, arch: %s, cpus: %u online\n", b, c,
+			d, f->nr_cpus_online);
+	}
+	if (f->cmdline[0]) {
+		sanitize(f->cmdline, a, sizeof(a));
+		fprintf(out, "# cmdline: %s\n", a);
+	}
 	if (f->damaged_features)
 		fprintf(out, "# warning: %u header features are damaged or lie outside the file "
 			     "(truncated?); their information is missing\n",
@@ -238,8 +235,10 @@ static void event_section(const struct session *s, size_t idx, const struct outp
 
 	widths(h, o, w);
 	if (o->header) {
-		fprintf(out, "# Samples: %" PRIu64 " of event '%s'\n", h->total_samples,
-			s->file->evsels[idx].name);
+		char name[128];
+
+		sanitize(s->file->evsels[idx].name, name, sizeof(name));
+		fprintf(out, "# Samples: %" PRIu64 " of event '%s'\n", h->total_samples, name);
 		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", h->total_period);
 		column_header(h, o, w, out);
 	}

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "sanitize.h"
 #include "session.h"
 
 struct output_opts {
@@ -16,8 +17,5 @@ struct output_opts {
 };
 
 void output_report(const struct session *s, const struct output_opts *o, FILE *out);
-
-/* Copy @in to @out, replacing control and escape bytes: names come from guests. */
-void sanitize(const char *in, char *out, size_t size);
 
 #endif

@@ -94,3 +94,11 @@ expect_fail "not a symbol source" "text.txt: not a kernel symbol source" "$KVMPR
 expect_fail "directory" "is a directory" "$KVMPROF" symbols "$TMP"
 : >"$TMP/empty"
 expect_fail "empty file" "empty" "$KVMPROF" symbols "$TMP/empty"
+
+# Guest-controlled names must not reach the terminal as escape sequences.
+printf 'ffffffff81000000 T _text\nffffffff81000010 t evil\033[31mred\nffffffff81000020 T _etext\n' \
+	>"$TMP/evil.kallsyms"
+check "escape sequences in symbol names are neutralised in the table" \
+	bash -c "! '$KVMPROF' symbols '$TMP/evil.kallsyms' | grep -q $'\\033'"
+check "and in lookups" \
+	bash -c "! '$KVMPROF' symbols '$TMP/evil.kallsyms' --lookup ffffffff81000011 | grep -q $'\\033'"

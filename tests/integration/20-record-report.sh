@@ -88,6 +88,14 @@ check "a rebuilt binary is flagged in the header" grep -q "spin2 changed since r
 check "and its samples are not given the new binary's names" \
 	bash -c "! grep -q other_function_now '$TMP/b.report'"
 
+# A command whose name carries an escape sequence: the report neutralises it.
+evil="$TMP/"$'x\033[31m'
+cp "$TMP/spinner" "$evil"
+"$KVMPROF" record -q -o "$TMP/e.data" -- "$evil" 1
+check "escape sequences in command names never reach the report" \
+	bash -c "'$KVMPROF' report -i '$TMP/e.data' -s comm,dso,sym | grep -q 'x?\[31m' &&
+		! '$KVMPROF' report -i '$TMP/e.data' | grep -q $'\\033'"
+
 # Damaged inputs: a clear error naming the file, never a crash.
 head -c 3000 "$F" >"$TMP/trunc.data"
 expect_fail "truncated file: error names the file" "trunc.data" "$KVMPROF" report -i "$TMP/trunc.data"

@@ -30,9 +30,11 @@ say "Booting the host under QEMU; the Debian guest runs inside it under KVM (abo
 	"$VMLINUZ" "$BUILD/l2/initrd.gz"
 grep -E '^\[' "$OUT/record.out" || true
 
-say "Where the guest's time went (kvmprof report --guest -s guest,sym), symbols from $(basename "$VMLINUZ")"
+say "The guest's kernel, function by function (kvmprof report --guest -s guest,sym), symbols from $(basename "$VMLINUZ")"
 "$KVMPROF" report -i "$OUT/deb.data" --guestkallsyms "$VMLINUZ" --guest -s guest,sym -n \
-	--percent-limit 0.5 | sed -n '/^# Guests:/,$p' | head -40
+	>"$OUT/report.txt"
+sed -n '/^# Guests:/,/^# Overhead/p' "$OUT/report.txt"
+grep -E '\[g\] ' "$OUT/report.txt" | head -20
 
 say "Host and guest together, per mode (kvmprof report -s cpumode --showcpuutilization)"
 "$KVMPROF" report -i "$OUT/deb.data" --guestkallsyms "$VMLINUZ" -s cpumode \

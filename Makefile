@@ -65,7 +65,8 @@ GUESTFS_MOUNT := $(BUILD)/guestfs-mount
 PROGRAMS := $(KVMPROF) $(if $(MOUNT_SRC),$(GUESTFS_MOUNT))
 
 # The tiny purpose-built guest for the QEMU harness: a VMM and its payload.
-TINYVM := $(BUILD)/tinyvm/tinyvmm $(BUILD)/tinyvm/payload.elf $(BUILD)/tinyvm/payload.map
+TINYVM := $(BUILD)/tinyvm/tinyvmm $(BUILD)/tinyvm/payload.elf $(BUILD)/tinyvm/payload.map \
+	  $(BUILD)/guestctx/guestctx-check
 
 .PHONY: all deps check unit integration fuzz demo bench clean kernel appliance \
 	format policy
@@ -109,6 +110,12 @@ $(BUILD)/bench/%: bench/%.c $(LIBKVMPROF)
 		$(PKG_LIBS)
 
 $(BUILD)/tinyvm/tinyvmm: tests/qemu/tinyvm/tinyvmm.c
+	@mkdir -p $(dir $@)
+	$(say) CC $@
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $<
+
+# Checks the kernel series' per-sample guest context inside L1.
+$(BUILD)/guestctx/guestctx-check: tests/qemu/guestctx/guestctx-check.c
 	@mkdir -p $(dir $@)
 	$(say) CC $@
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $<

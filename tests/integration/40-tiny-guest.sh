@@ -43,3 +43,15 @@ check "guest kernel slide reported as unknown, table unrelocated" \
 check "perf kvm --guest record succeeded in L1" grep -q "perf-record: 0" "$OUT/status"
 "$KVMPROF" report -i "$OUT/perf-tiny.data" --guestkallsyms "$MAP" -s sym -n >"$TMP/perf-file" 2>&1
 check "kvmprof reads perf kvm's guest file" grep -q "\[g\] kernel_work" "$TMP/perf-file"
+
+# The kernel series' guest context: per guest address space and vCPU.
+"$KVMPROF" report -i "$OUT/tiny.data" --guestkallsyms "$MAP" --guest -s cr3 -n >"$TMP/cr3" 2>&1
+cr3s=$(grep -E '^ +[0-9.]+%' "$TMP/cr3" | awk '{ print $3 }' | sort | tr '\n' ' ')
+check "guest samples carry exactly the two CR3s 0x2000 and 0x3000 ($cr3s)" \
+	test "$cr3s" = "0x2000 0x3000 "
+"$KVMPROF" report -i "$OUT/tiny.data" --guestkallsyms "$MAP" --guest -s vcpu -n >"$TMP/vcpu" 2>&1
+check "all guest samples come from vCPU 0" \
+	test "$(grep -E '^ +[0-9.]+%' "$TMP/vcpu" | awk '{ print $3 }' | sort -u)" = 0
+"$KVMPROF" report -i "$OUT/tiny.data" --guestkallsyms "$MAP" --guest -s cr3,sym -n >"$TMP/cr3sym" 2>&1
+check "user program A runs only under CR3 0x2000, B only under 0x3000" \
+	bash -c "! grep -qE '0x3000 +\[u\] 0x00000000004|0x2000 +\[u\] 0x00000000006' '$TMP/cr3sym'"

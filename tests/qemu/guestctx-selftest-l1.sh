@@ -1,0 +1,54 @@
+#!/bin/bash
+# Runs inside L1 (see l1-run.sh) on the kernel with kernel/series applied:
+# the tiny guest under nested KVM, sampled system-wide with
+# PERF_SAMPLE_GUEST_CTX by guestctx-check, the guest's debugfs files read
+# while it runs, then the KVM selftest of the series if it was built.
+# Everything lands in the current folder (/tmp/results); the host side
+# (tests/integration/50-kernel-series.sh) judges it.
+#
+#   guestctx-selftest-l1.sh BUILD_DIR [SELFTEST_BINARY]
+set -u
+BUILD=$1
+SELFTEST=${2:-}
+
+"$BUILD/tinyvm/tinyvmm" --seconds 7 "$BUILD/tinyvm/payload.elf" >vmm.out 2>&1 &
+vmm=$!
+echo "vmm-pid: $vmm" >>status
+
+# The VM's debugfs folder is <creator pid>-<vm fd>; wait for vCPU 0 to appear.
+vcpu_dir=
+for _ in $(seq 50); do
+	for d in /sys/kernel/debug/kvm/"$vmm"-*/vcpu0; do
+		[[ -d $d ]] && vcpu_dir=$d
+	done
+	[[ -n $vcpu_dir ]] && break
+	sleep 0.1
+done
+sleep 1 # let the guest reach its loops
+if [[ -n $vcpu_dir ]]; then
+	for f in guest_lstar guest_cr3; do
+		echo "$f-mode: $(stat -c %a "$vcpu_dir/$f" 2>&1)" >>debugfs.out
+		echo "$f: $(cat "$vcpu_dir/$f" 2>&1)" >>debugfs.out
+	done
+	# Mode 0400 must keep everyone else out, whatever capabilities remain.
+	if setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		--bounding-set=-all cat "$vcpu_dir/guest_lstar" >/dev/null 2>&1; then
+		echo "guest_lstar-nobody: readable" >>debugfs.out
+	else
+		echo "guest_lstar-nobody: denied" >>debugfs.out
+	fi
+else
+	echo "vcpu-dir: missing" >>debugfs.out
+	ls -R /sys/kernel/debug/kvm >>debugfs.out 2>&1
+fi
+
+"$BUILD/guestctx/guestctx-check" -t 3 >check.out 2>&1
+echo "check: $?" >>status
+wait $vmm
+echo "vmm: $?" >>status
+
+if [[ -n $SELFTEST ]]; then
+	timeout 120 "$SELFTEST" >selftest.out 2>&1
+	echo "selftest: $?" >>status
+fi
+exit 0

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * guestctx-check: sample cpu-clock on every CPU with PERF_SAMPLE_GUEST_CTX
+ * and report what the kernel put in the samples, for the kernel series'
+ * integration test (tests/integration/50-kernel-series.sh).
+ *
+ *   guestctx-check [-t SECONDS] [-p PERIOD_NS]
+ *
+ * Prints "key: value" lines, then one line per distinct guest context:
+ *
+ *   probe-next-bit: EINVAL      sample_type bit 26 is still rejected
+ *   open: ok                    PERF_SAMPLE_GUEST_CTX is accepted
+ *   samples: N                  all PERF_RECORD_SAMPLEs read
+ *   bad-size: N                 samples whose size is not the expected 48 bytes
+ *   guest-samples: N            misc GUEST_KERNEL or GUEST_USER
+ *   host-samples: N             any other cpumode
+ *   host-nonzero: N             host samples with a non-zero guest context
+ *   guest-pid-mismatch: N       guest samples whose ctx.pid != PERF_SAMPLE_TID pid
+ *   lost: N                     samples the kernel reported lost
+ *   ctx: pid=P vcpu=V cr3=0x.. lstar=0x.. mode=kernel|user ip2m=0x.. n=N
+ *
+ * ip2m is the sample's guest IP rounded down to 2 MiB, so that the caller can
+ * match address spaces (CR3) with the code that ran in them.
+ *
+ * The judging is left to the caller, which knows the guest.  Needs root (or
+ * perf_event_paranoid <= 0) and a kernel with the series: on others the open
+ * fails with EINVAL and the program exits 1.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The ABI of the kernel series, for headers that predate it. */
+#ifndef PERF_SAMPLE_GUEST_CTX
+#define PERF_SAMPLE_GUEST_CTX (1U << 25)
+struct perf_sample_guest_ctx {
+	uint32_t pid;
+	uint32_t vcpu_id;
+	uint64_t cr3;
+	uint64_t lstar;
+};
+#endif
+
+#define DATA_PAGES 64
+#define MAX_CPUS 64
+#define MAX_CTX 64
+
+/* The record for IP | TID | GUEST_CTX, in the kernel's output order. */
+struct sample {
+	struct perf_event_header header;
+	uint64_t ip;
+	uint32_t pid, tid;
+	struct perf_sample_guest_ctx ctx;	/* last: after every other field */
+};
+
+struct ctx_count {
+	struct perf_sample_guest_ctx ctx;
+	int user;
+	uint64_t ip2m;
+	unsigned long n;
+};
+
+static struct ctx_count ctxs[MAX_CTX];
+static int nctx, ctx_overflow;
+static unsigned long samples, bad_size, guest, host, host_nonzero, pid_mismatch, lost;
+
+static int perf_open(struct perf_event_attr *attr, int cpu)
+{
+	return (int)syscall(SYS_perf_event_open, attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static void count_ctx(const struct perf_sample_guest_ctx *c, int user, uint64_t ip)
+{
+	uint64_t ip2m = ip & ~0x1fffffULL;
+
+	for (int i = 0; i < nctx; i++) {
+		if (!memcmp(&ctxs[i].ctx, c, sizeof(*c)) && ctxs[i].user == user &&
+		    ctxs[i].ip2m == ip2m) {
+			ctxs[i].n++;
+			return;
+		}
+	}
+	if (nctx == MAX_CTX) {
+		ctx_overflow = 1;
+		return;
+	}
+	ctxs[nctx].ctx = *c;
+	ctxs[nctx].user = user;
+	ctxs[nctx].ip2m = ip2m;
+	ctxs[nctx++].n = 1;
+}
+
+static void handle(const unsigned char *rec)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	static const struct perf_sample_guest_ctx zero;
+	struct perf_sample_guest_ctx c;
+	struct sample s;
+	unsigned int mode;
+
+	if (h->type == PERF_RECORD_LOST) {
+		uint64_t n;
+
+		memcpy(&n, rec + sizeof(*h) + sizeof(uint64_t), sizeof(n));
+		lost += n;
+		return;
+	}
+	if (h->type != PERF_RECORD_SAMPLE)
+		return;
+	samples++;
+	if (h->size != sizeof(s)) {
+		bad_size++;
+		return;
+	}
+	memcpy(&s, rec, sizeof(s));
+	/* The context is the record's tail, wherever the other fields end. */
+	memcpy(&c, rec + h->size - sizeof(c), sizeof(c));
+	mode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	if (mode == PERF_RECORD_MISC_GUEST_KERNEL || mode == PERF_RECORD_MISC_GUEST_USER) {
+		guest++;
+		if (c.pid != s.pid)
+			pid_mismatch++;
+		count_ctx(&c, mode == PERF_RECORD_MISC_GUEST_USER, s.ip);
+	} else {
+		host++;
+		if (memcmp(&c, &zero, sizeof(c)))
+			host_nonzero++;
+	}
+}
+
+/* Read every complete record from one ring buffer. */
+static void drain(struct perf_event_mmap_page *pg, size_t page)
+{
+	unsigned char *data = (unsigned char *)pg + page;
+	size_t size = DATA_PAGES * page;
+	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = pg->data_tail;
+	unsigned char buf[1 << 16];
+
+	while (tail < head) {
+		struct perf_event_header h;
+		size_t off = tail % size, first;
+
+		first = size - off < sizeof(h) ? size - off : sizeof(h);
+		memcpy(&h, data + off, first);
+		memcpy((unsigned char *)&h + first, data, sizeof(h) - first);
+		if (h.size < sizeof(h))
+			break;
+		first = size - off < h.size ? size - off : h.size;
+		memcpy(buf, data + off, first);
+		memcpy(buf + first, data, h.size - first);
+		handle(buf);
+		tail += h.size;
+	}
+	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 1000000,	/* ns: 1 ms */
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_GUEST_CTX,
+		.disabled = 1,
+		.wakeup_events = 1,
+	};
+	struct perf_event_mmap_page *rings[MAX_CPUS];
+	struct pollfd pfd[MAX_CPUS];
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	double seconds = 3, end;
+	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), opt, fd;
+
+	while ((opt = getopt(argc, argv, "t:p:")) != -1) {
+		switch (opt) {
+		case 't':
+			seconds = atof(optarg);
+			break;
+		case 'p':
+			attr.sample_period = strtoull(optarg, NULL, 0);
+			break;
+		default:
+			fprintf(stderr, "usage: guestctx-check [-t SECONDS] [-p PERIOD_NS]\n");
+			return 2;
+		}
+	}
+	if (ncpu > MAX_CPUS)
+		ncpu = MAX_CPUS;
+
+	/* The bit after the new one must stay unknown: PERF_SAMPLE_MAX moved by one. */
+	attr.sample_type |= 1ULL << 26;
+	fd = perf_open(&attr, 0);
+	printf("probe-next-bit: %s\n", fd < 0 ? (errno == EINVAL ? "EINVAL" : strerror(errno))
+					      : "accepted");
+	if (fd >= 0)
+		close(fd);
+	attr.sample_type &= ~(1ULL << 26);
+
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		fd = perf_open(&attr, cpu);
+		if (fd < 0) {
+			printf("open: %s (cpu %d)\n", errno == EINVAL ? "EINVAL" : strerror(errno), cpu);
+			return 1;
+		}
+		rings[cpu] = mmap(NULL, (DATA_PAGES + 1) * page, PROT_READ | PROT_WRITE,
+				  MAP_SHARED, fd, 0);
+		if (rings[cpu] == MAP_FAILED) {
+			printf("open: mmap: %s\n", strerror(errno));
+			return 1;
+		}
+		pfd[cpu] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	}
+	printf("open: ok\n");
+	for (int cpu = 0; cpu < ncpu; cpu++)
+		ioctl(pfd[cpu].fd, PERF_EVENT_IOC_ENABLE, 0);
+	end = now() + seconds;
+	while (now() < end) {
+		poll(pfd, (nfds_t)ncpu, 100);
+		for (int cpu = 0; cpu < ncpu; cpu++)
+			drain(rings[cpu], page);
+	}
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		ioctl(pfd[cpu].fd, PERF_EVENT_IOC_DISABLE, 0);
+		drain(rings[cpu], page);
+	}
+
+	printf("samples: %lu\nbad-size: %lu\nguest-samples: %lu\nhost-samples: %lu\n"
+	       "host-nonzero: %lu\nguest-pid-mismatch: %lu\nlost: %lu\n",
+	       samples, bad_size, guest, host, host_nonzero, pid_mismatch, lost);
+	if (ctx_overflow)
+		printf("ctx-overflow: more than %d distinct contexts\n", MAX_CTX);
+	for (int i = 0; i < nctx; i++)
+		printf("ctx: pid=%" PRIu32 " vcpu=%" PRIu32 " cr3=%#" PRIx64 " lstar=%#" PRIx64
+		       " mode=%s ip2m=%#" PRIx64 " n=%lu\n", ctxs[i].ctx.pid, ctxs[i].ctx.vcpu_id,
+		       (uint64_t)ctxs[i].ctx.cr3, (uint64_t)ctxs[i].ctx.lstar,
+		       ctxs[i].user ? "user" : "kernel", ctxs[i].ip2m, ctxs[i].n);
+	return 0;
+}

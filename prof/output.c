@@ -218,6 +218,11 @@ static void file_header(const struct session *s, FILE *out)
 		sanitize(f->cmdline, a, sizeof(a));
 		fprintf(out, "# cmdline: %s\n", a);
 	}
+	if (s->host_kernel_tried && !s->machines.host.kernel->symtab &&
+	    s->machines.host.kernel->error) {
+		sanitize(s->machines.host.kernel->error, a, sizeof(a));
+		fprintf(out, "# host kernel symbols: none: %s\n", a);
+	}
 	if (f->damaged_features)
 		fprintf(out, "# warning: %u header features are damaged or lie outside the file "
 			     "(truncated?); their information is missing\n",

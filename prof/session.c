@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include "ksymblob.h"
 #include "symsrc.h"
@@ -101,6 +102,15 @@ static bool load_kernel_table(struct machine *m, const char *path)
 	return true;
 }
 
+static bool same_running_kernel(const struct pd_file *f)
+{
+	struct utsname u;
+
+	if (!f->osrelease[0] || uname(&u))
+		return true;	/* nothing recorded to compare with */
+	return !strcmp(u.release, f->osrelease);
+}
+
 /* Symbols kvmprof record embedded: the kernel the samples came from. */
 static bool load_embedded_host_kernel(struct session *s)
 {
@@ -132,6 +142,16 @@ static void load_host_kernel(struct session *s)
 	if (!s->sopts->vmlinux && !s->sopts->kallsyms && s->file->host_ksyms &&
 	    load_embedded_host_kernel(s))
 		return;
+	/* This machine's kallsyms only fits a file recorded on this very kernel. */
+	if (!s->sopts->vmlinux && !s->sopts->kallsyms && !same_running_kernel(s->file)) {
+		char msg[300];
+
+		snprintf(msg, sizeof(msg),
+			 "recorded on kernel %.64s, not the running one: give --kallsyms or -k",
+			 s->file->osrelease);
+		m->kernel->error = strdup(msg);
+		return;
+	}
 	if (load_kernel_table(m, path))
 		snprintf(s->host_kernel_source, sizeof(s->host_kernel_source), "%s", path);
 	machine_place_kernel(m);

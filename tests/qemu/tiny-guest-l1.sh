@@ -4,14 +4,17 @@
 #   tiny-guest-l1.sh BUILD_DIR
 set -u
 BUILD=$1
-"$BUILD/tinyvm/tinyvmm" -name guest=tiny --seconds 7 "$BUILD/tinyvm/payload.elf" >vmm.out 2>&1 &
+"$BUILD/tinyvm/tinyvmm" -name guest=tiny --seconds 10 "$BUILD/tinyvm/payload.elf" >vmm.out 2>&1 &
 vmm=$!
 sleep 1
-"$BUILD/kvmprof" record -a -o tiny.data -- sleep 2 >record.out 2>&1
-echo "record: $?" >>status
-# perf's own guest recording of the same guest, for the interoperability checks.
+# perf's own guest recording of the same guest, at the same time, for the
+# interoperability checks.
 perf kvm --guest --guestkallsyms="$BUILD/tinyvm/payload.map" record -a -e cpu-clock \
-	-o perf-tiny.data -- sleep 2 >perf-record.out 2>&1
+	-o perf-tiny.data -- sleep 3 >perf-record.out 2>&1 &
+perf=$!
+"$BUILD/kvmprof" record -a -o tiny.data -- sleep 3 >record.out 2>&1
+echo "record: $?" >>status
+wait $perf
 echo "perf-record: $?" >>status
 wait $vmm
 echo "vmm: $?" >>status

@@ -34,6 +34,7 @@ static void machine_release(struct machine *m)
 		}
 	hashmap_release(&m->threads);
 	hashmap_release(&m->procs);
+	kmodules_release(&m->modules);
 }
 
 int machines_init(struct machines *ms)

@@ -15,6 +15,7 @@
 #include "dso.h"
 #include "guestid.h"
 #include "hashmap.h"
+#include "kmodules.h"
 
 struct map {
 	uint64_t start;
@@ -48,6 +49,8 @@ struct machine {
 	/* The kernel map record's reference symbol and its runtime address. */
 	char ref_sym[64];
 	uint64_t ref_runtime;
+	struct kmodules modules;	/* guests: loaded modules, when a list is known */
+	char modules_source[600];
 	struct hashmap threads;		/* tid -> struct thread */
 	struct hashmap procs;		/* pid -> struct mapgroup */
 	uint64_t samples;

@@ -167,6 +167,10 @@ static void guest_header(const struct session *s, FILE *out)
 		fprintf(out, "#   pid %d, guest %s, %" PRIu64 " samples\n", m->pid, name,
 			m->samples);
 		fprintf(out, "#     kernel symbols: %s\n", src);
+		if (m->modules_source[0]) {
+			sanitize(m->modules_source, src, sizeof(src));
+			fprintf(out, "#     modules: %s\n", src);
+		}
 		if (m->slide_known)
 			fprintf(out, "#     slide: %s%#" PRIx64 " (from %s)\n", m->slide < 0 ? "-" : "",
 				m->slide < 0 ? -(uint64_t)m->slide : (uint64_t)m->slide,

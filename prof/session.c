@@ -71,7 +71,6 @@ void session_close(struct session *s)
 		for (size_t i = 0; s->file && i < s->file->nr_evsels; i++)
 			hists_release(&s->hists[i]);
 	free(s->hists);
-	free(s->modules);
 	free(s->cache);
 	machines_release(&s->machines);
 	kvmfeat_release(&s->kvmfeat);
@@ -229,12 +228,74 @@ static void place_guest(struct session *s, struct machine *m, const char *path)
 	}
 }
 
+/* The guest's release, from guestfs-mount's <name>/version or perf's proc/version. */
+static bool guest_release(const char *path, char *out, size_t size)
+{
+	char buf[256] = "", a[64], b[64], c[128];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	if (sscanf(buf, "%63s %63s %127s", a, b, c) == 3 && !strcmp(a, "Linux"))
+		snprintf(out, size, "%s", c);	/* "Linux version RELEASE ..." */
+	else if (sscanf(buf, "%127s", c) == 1)
+		snprintf(out, size, "%s", c);
+	else
+		return false;
+	return true;
+}
+
+/*
+ * Loaded modules: --guestmodules, or the guest tree's list; module files
+ * from the tree's lib/modules/<release>/ when the release is known.
+ */
+static void load_guest_modules(struct session *s, struct machine *m)
+{
+	const char *mount = s->sopts->guestmount ? s->sopts->guestmount : DEFAULT_GUESTMOUNT;
+	char list[512] = "", tree[700] = "", ver[600], rel[128];
+	const char *dirs[3][2] = { { m->name, "modules" }, { "", "proc/modules" },
+				   { "by-pid/", "proc/modules" } };
+	struct kp_err err = { 0 };
+
+	for (int i = 0; i < 3 && !list[0]; i++) {
+		char dir[300];
+
+		if (i == 0 && !strcmp(m->name, "-"))
+			continue;
+		if (i == 0)
+			snprintf(dir, sizeof(dir), "%s/%s", mount, m->name);
+		else
+			snprintf(dir, sizeof(dir), "%s/%s%d", mount, dirs[i][0], m->pid);
+		snprintf(list, sizeof(list), "%s/%s", dir, dirs[i][1]);
+		snprintf(ver, sizeof(ver), "%s/%s", dir, i ? "proc/version" : "version");
+		if (!file_exists(list)) {
+			list[0] = '\0';
+			continue;
+		}
+		if (guest_release(ver, rel, sizeof(rel)))
+			snprintf(tree, sizeof(tree), "%s/lib/modules/%s", dir, rel);
+	}
+	if (s->sopts->guestmodules)
+		snprintf(list, sizeof(list), "%s", s->sopts->guestmodules);
+	if (!list[0])
+		return;
+	if (kmodules_load(&m->modules, list, tree[0] ? tree : NULL, &s->machines.dsos, &err))
+		snprintf(m->modules_source, sizeof(m->modules_source), "%s", err.msg);
+	else
+		snprintf(m->modules_source, sizeof(m->modules_source), "%zu modules from %s",
+			 m->modules.nr, list);
+}
+
 static void load_guest_kernel(struct session *s, struct machine *m)
 {
 	char paths[8][512];
 	int n = guest_table_candidates(s, m, paths, 8);
 
 	m->kernel->tried = true;
+	load_guest_modules(s, m);
 	for (int i = 0; i < n; i++) {
 		/* Explicit files must exist; the usual places are only probed. */
 		bool explicit_file = i < !!s->sopts->guestvmlinux + !!s->sopts->guestkallsyms;
@@ -321,16 +382,6 @@ static const struct ksym *kernel_lookup(struct machine *m, uint64_t ip, const st
 	return symtab_lookup(st, ip, NULL);
 }
 
-static const struct ksym *guest_module_lookup(struct session *s, uint64_t ip,
-					      const struct dso **dso)
-{
-	for (size_t i = 0; i < s->nr_modules; i++)
-		if (ip >= s->modules[i].start && ip < s->modules[i].end) {
-			*dso = s->modules[i].dso;
-			return NULL;
-		}
-	return NULL;
-}
 
 static void resolve_guest(struct session *s, struct machine *m, uint64_t ip,
 			  struct hist_key *k)
@@ -341,12 +392,17 @@ static void resolve_guest(struct session *s, struct machine *m, uint64_t ip,
 		load_guest_kernel(s, m);
 	k->sym = kernel_lookup(m, ip, &dso);
 	k->dso = dso;
-	/* A module sample falls past the core kernel's text. */
-	if (k->sym && m->kernel->symtab && !k->sym->module &&
-	    !symtab_in_text(m->kernel->symtab, ip - (uint64_t)m->kernel->symtab->slide) &&
-	    m->kernel->symtab->text_end) {
-		k->sym = NULL;
-		guest_module_lookup(s, ip, &k->dso);
+	/* Outside the core kernel's text: a loaded module's, when the list is known. */
+	if (m->modules.nr && (!k->sym || (!k->sym->module && m->kernel->symtab->text_end &&
+					  !symtab_in_text(m->kernel->symtab,
+							  ip - (uint64_t)m->kernel->symtab->slide)))) {
+		const struct dso *mdso = NULL;
+		const struct ksym *msym = kmodules_lookup(&m->modules, ip, &mdso);
+
+		if (mdso) {
+			k->sym = msym;
+			k->dso = mdso;
+		}
 	}
 }
 

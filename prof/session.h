@@ -29,13 +29,6 @@ struct symbol_opts {
 
 #define DEFAULT_GUESTMOUNT "/var/lib/guests"
 
-struct guest_module {
-	char name[64];
-	uint64_t start;
-	uint64_t end;
-	struct dso *dso;
-};
-
 /*
  * Samples repeat the same few thousand addresses: a direct-mapped cache of
  * resolutions saves a binary search (and for user space a map search) per
@@ -73,9 +66,6 @@ struct session {
 	uint64_t lost_records;
 	uint64_t samples;
 	uint64_t filtered;
-	/* Per guest machine, parallel to machines.guests: modules from --guestmodules. */
-	struct guest_module *modules;
-	size_t nr_modules;
 	struct resolve_entry *cache;
 	struct thread *last_thread;	/* samples come in runs from one thread */
 	uint64_t cache_gen;

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "disks.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util.h"
+
+extern char **environ;
+
+/* --- QEMU's format probes, by the bytes they look at ----------------------------------- */
+
+/*
+ * vmdk text descriptors, as QEMU's vmdk_probe() reads them: comment lines
+ * and blank lines made of spaces, then "version=1|2|3" ending the line.
+ */
+static bool vmdk_text(const unsigned char *buf, size_t len)
+{
+	const char *p = (const char *)buf, *end = p + len;
+
+	while (p < end) {
+		if (*p == '#') {
+			while (p < end && *p != '\n')
+				p++;
+			p++;
+			continue;
+		}
+		if (*p == ' ') {
+			while (p < end && *p == ' ')
+				p++;
+			if (p < end && *p == '\r')
+				p++;
+			if (p == end || *p != '\n')
+				return false;
+			p++;
+			continue;
+		}
+		if (end - p >= 10 && !strncmp(p, "version=", 8) && p[8] >= '1' && p[8] <= '3' &&
+		    (p[9] == '\n' || (end - p >= 11 && p[9] == '\r' && p[10] == '\n')))
+			return true;
+		return false;
+	}
+	return false;
+}
+
+const char *gm_probe_magic(const unsigned char *b, size_t len)
+{
+	static const struct {
+		const char *fmt;
+		size_t off;
+		const char *magic;
+		size_t mlen;
+	} magics[] = {
+		{ "qcow2", 0, "QFI\xfb", 4 },
+		{ "qed", 0, "QED\0", 4 },
+		{ "vhdx", 0, "vhdxfile", 8 },
+		{ "vpc", 0, "conectix", 8 },
+		{ "vmdk", 0, "KDMV", 4 },
+		{ "vmdk", 0, "COWD", 4 },
+		{ "parallels", 0, "WithoutFreeSpace", 16 },
+		{ "parallels", 0, "WithouFreSpacExt", 16 },
+		{ "bochs", 0, "Bochs Virtual HD Image", 22 },
+		{ "cloop", 0, "#!/bin/sh\n#V2.0 Format\n", 23 },
+		{ "vdi", 0x40, "\x7f\x10\xda\xbe", 4 },
+		{ "luks", 0, "LUKS\xba\xbe", 6 },
+	};
+
+	for (size_t i = 0; i < sizeof(magics) / sizeof(magics[0]); i++)
+		if (len >= magics[i].off + magics[i].mlen &&
+		    !memcmp(b + magics[i].off, magics[i].magic, magics[i].mlen))
+			return magics[i].fmt;
+	return vmdk_text(b, len) ? "vmdk" : NULL;
+}
+
+/* --- running qemu-img ------------------------------------------------------------------ */
+
+/* Run argv, collecting stdout and stderr (at most @size - 1 bytes). Returns the exit status. */
+static int run(char *const argv[], char *out, size_t size)
+{
+	posix_spawn_file_actions_t fa;
+	int pfd[2], status = -1;
+	size_t len = 0;
+	pid_t pid;
+
+	out[0] = '\0';
+	if (pipe2(pfd, O_CLOEXEC))
+		return -1;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
+	if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ)) {
+		posix_spawn_file_actions_destroy(&fa);
+		close(pfd[0]);
+		close(pfd[1]);
+		snprintf(out, size, "cannot run %s", argv[0]);
+		return -1;
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	close(pfd[1]);
+	for (;;) {
+		char sink[4096];
+		ssize_t n = len + 1 < size ? read(pfd[0], out + len, size - 1 - len) :
+					     read(pfd[0], sink, sizeof(sink));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (len + 1 < size)
+			len += (size_t)n;
+	}
+	out[len] = '\0';
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void first_line(char *s)
+{
+	s[strcspn(s, "\n")] = '\0';
+}
+
+/* The JSON string value of "key" in @json, unescaped into @out. */
+static bool json_string(const char *json, const char *key, char *out, size_t size)
+{
+	char pat[64];
+	const char *p;
+	size_t n = 0;
+
+	snprintf(pat, sizeof(pat), "\"%s\": \"", key);
+	p = strstr(json, pat);
+	if (!p)
+		return false;
+	for (p += strlen(pat); *p && *p != '"'; p++) {
+		if (*p == '\\' && p[1])
+			p++;
+		if (n + 1 >= size)
+			return false;
+		out[n++] = *p;
+	}
+	out[n] = '\0';
+	return *p == '"';
+}
+
+/*
+ * qemu-img info of a qcow2 disk, one image at a time down its backing chain,
+ * each opened with its recorded format: a backing file without one would be
+ * probed (and its content is the guest's), so it is refused.
+ */
+static int qcow2_info(const char *path, uint64_t *vsize, char *msg, size_t size)
+{
+	char *out = malloc(1 << 16), *cur = malloc(4096), fmt[16] = "qcow2";
+	int ret = -1;
+
+	if (!out || !cur) {
+		snprintf(msg, size, "out of memory");
+		goto done;
+	}
+	snprintf(cur, 4096, "%s", path);
+	for (int depth = 0; depth < 16; depth++) {
+		char *argv[] = { "qemu-img", "info", "-U", "--output=json", "-f", fmt, cur, NULL };
+		const char *v;
+
+		if (run(argv, out, 1 << 16)) {
+			first_line(out);
+			snprintf(msg, size, "disk %s: qemu-img info: %s", path,
+				 out[0] ? out : "failed");
+			goto done;
+		}
+		if (!depth) {
+			v = strstr(out, "\"virtual-size\":");
+			*vsize = v ? strtoull(v + 15, NULL, 10) : 0;
+		}
+		if (!strstr(out, "\"backing-filename\":")) {
+			ret = 0;
+			goto done;
+		}
+		if (!json_string(out, "backing-filename-format", fmt, sizeof(fmt))) {
+			snprintf(msg, size, "disk %s: a backing file has no recorded format, so "
+				 "QEMU would probe it; record it (qemu-img rebase -u -F FORMAT)", path);
+			goto done;
+		}
+		if (strcmp(fmt, "qcow2")) {
+			ret = 0; /* raw (or another leaf format): the chain ends here */
+			goto done;
+		}
+		if (!json_string(out, "full-backing-filename", cur, 4096)) {
+			snprintf(msg, size, "disk %s: cannot follow its backing chain", path);
+			goto done;
+		}
+	}
+	snprintf(msg, size, "disk %s: backing chain deeper than 16 images", path);
+done:
+	free(out);
+	free(cur);
+	return ret;
+}
+
+/* The first bytes of a qcow2 disk's content, read by qemu-img with the format given. */
+static int qcow2_head(const char *path, unsigned char *buf, size_t len, char *msg, size_t size)
+{
+	char tmpl[] = "/tmp/guestfs-mount-head.XXXXXX", of[64], out[512];
+	char bs[32], *argv[] = { "qemu-img", "dd", "-U", "-f", "qcow2", "-O", "raw", bs,
+				 "count=1", NULL, of, NULL };
+	char ifarg[4200];
+	int fd, st;
+	ssize_t n;
+
+	fd = mkstemp(tmpl);
+	if (fd < 0) {
+		snprintf(msg, size, "temporary file: %s", strerror(errno));
+		return -1;
+	}
+	close(fd);
+	unlink(tmpl);
+	snprintf(bs, sizeof(bs), "bs=%zu", len);
+	snprintf(of, sizeof(of), "of=%s", tmpl);
+	if (gm_path(ifarg, sizeof(ifarg), "if=%s", path)) {
+		snprintf(msg, size, "disk path too long");
+		return -1;
+	}
+	argv[9] = ifarg;
+	st = run(argv, out, sizeof(out));
+	fd = open(tmpl, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	unlink(tmpl);
+	if (st || fd < 0) {
+		first_line(out);
+		snprintf(msg, size, "disk %s: qemu-img dd: %s", path, out[0] ? out : "failed");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	memset(buf, 0, len);
+	n = read(fd, buf, len);
+	close(fd);
+	return n < 0 ? -1 : 0;
+}
+
+int gm_disk_identify(const struct gm_disk *d, bool strict, struct gm_disk_info *info,
+		     char *msg, size_t size)
+{
+	unsigned char head[GM_PROBE_BYTES] = { 0 };
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	memset(info, 0, sizeof(*info));
+	/* The path is the administrator's: host symlinks to images are fine. */
+	fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st)) {
+		snprintf(msg, size, "disk %s: %s", d->path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		snprintf(msg, size, "disk %s: not a regular file or block device", d->path);
+		close(fd);
+		return -1;
+	}
+	info->dev = st.st_dev;
+	info->ino = st.st_ino;
+	info->rdev = st.st_rdev;
+	info->mtime = st.st_mtim;
+	info->size = (uint64_t)st.st_size;
+	if (S_ISBLK(st.st_mode) && ioctl(fd, BLKGETSIZE64, &info->size))
+		info->size = 0;
+	n = pread(fd, head, sizeof(head), 0);
+	close(fd);
+	if (n < 0) {
+		snprintf(msg, size, "disk %s: %s", d->path, strerror(errno));
+		return -1;
+	}
+	if (!info->size) {
+		snprintf(msg, size, "disk %s: empty", d->path);
+		return -1;
+	}
+	if (d->format == GM_FMT_RAW) {
+		info->virtual_size = (info->size + 511) & ~511ULL;
+		info->looks_like = gm_probe_magic(head, (size_t)n);
+		if (strict && info->looks_like) {
+			snprintf(msg, size, "disk %s: its content starts like a %s image, which "
+				 "libguestfs's read-only overlay would let QEMU probe: refused "
+				 "(use 'overlay private')", d->path, info->looks_like);
+			return -1;
+		}
+		return 0;
+	}
+	/* qcow2 headers are written by QEMU, not by the guest: checking one is safe. */
+	if (n < 4 || memcmp(head, "QFI\xfb", 4)) {
+		snprintf(msg, size, "disk %s: configured as qcow2 but has no qcow2 header "
+			 "(is it raw?)", d->path);
+		return -1;
+	}
+	if (qcow2_info(d->path, &info->virtual_size, msg, size))
+		return -1;
+	if (strict) {
+		if (qcow2_head(d->path, head, sizeof(head), msg, size))
+			return -1;
+		info->looks_like = gm_probe_magic(head, sizeof(head));
+		if (info->looks_like) {
+			snprintf(msg, size, "disk %s: its content starts like a %s image, which "
+				 "libguestfs's read-only overlay would let QEMU probe: refused "
+				 "(use 'overlay private')", d->path, info->looks_like);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* JSON string body: quotes and backslashes escaped (paths hold no control characters). */
+static int json_escape(char *dst, size_t size, const char *src)
+{
+	size_t n = 0;
+
+	for (; *src; src++) {
+		if (n + 3 >= size)
+			return -1;
+		if (*src == '"' || *src == '\\')
+			dst[n++] = '\\';
+		dst[n++] = *src;
+	}
+	dst[n] = '\0';
+	return 0;
+}
+
+int gm_overlay_create(const struct gm_disk *d, const char *ovl, char *msg, size_t size)
+{
+	char esc[8400], backing[9000], out[1024];
+	const char *fmt = gm_format_name(d->format);
+	char *argv[] = { "qemu-img", "create", "-q", "-f", "qcow2", "-F", (char *)fmt, "-b",
+			 backing, (char *)ovl, NULL };
+	struct stat st;
+	int ret;
+
+	if (json_escape(esc, sizeof(esc), d->path)) {
+		snprintf(msg, size, "disk %s: path too long", d->path);
+		return -1;
+	}
+	ret = gm_path(backing, sizeof(backing),
+		      "json:{\"driver\":\"%s\",\"file\":{\"driver\":\"%s\",\"filename\":\"%s\","
+		      "\"locking\":\"off\"}}", fmt,
+		      !stat(d->path, &st) && S_ISBLK(st.st_mode) ? "host_device" : "file", esc);
+	if (ret) {
+		snprintf(msg, size, "disk %s: path too long", d->path);
+		return -1;
+	}
+	if (run(argv, out, sizeof(out))) {
+		first_line(out);
+		snprintf(msg, size, "disk %s: creating the overlay: %s", d->path,
+			 out[0] ? out : "qemu-img failed");
+		return -1;
+	}
+	return 0;
+}

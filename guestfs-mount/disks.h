@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Guest disks on the host: their identity (for the cache key and for
+ * matching QEMU processes), the checks made before the appliance opens them,
+ * and the private overlay through which the appliance reads them.
+ *
+ * Why a private overlay: libguestfs 1.48 adds a read-only drive as a qcow2
+ * overlay with "-drive file.file.filename=OVERLAY,file.driver=qcow2" and no
+ * top-level format, so QEMU probes the format of the overlay's content,
+ * which is the guest's own disk content. A guest that writes a qcow2 header
+ * (naming any host file or URL as its backing file) to its first sector
+ * would have the host open that file. Our overlay is a qcow2 file whose
+ * backing file is a json: description with an explicit driver and locking
+ * off; it is added with format=qcow2, so nothing is ever probed, and the
+ * guest's disk is only ever opened read-only, as a backing file.
+ */
+#ifndef GM_DISKS_H
+#define GM_DISKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "config.h"
+
+#define GM_PROBE_BYTES 2048	/* what QEMU reads to probe an image format */
+
+struct gm_disk_info {
+	dev_t dev, rdev;
+	ino_t ino;
+	uint64_t size;		/* file (or block device) size */
+	struct timespec mtime;
+	uint64_t virtual_size;	/* size the appliance must see, 512-byte rounded */
+	const char *looks_like;	/* an image format the guest-visible start matches, or NULL */
+};
+
+/*
+ * Identify a disk and check it: it exists, a qcow2 disk has a qcow2 header
+ * and records the format of every backing file. With @strict (libguestfs's
+ * own read-only overlay, which lets QEMU probe), a disk whose guest-visible
+ * first bytes look like an image format is refused too.
+ */
+int gm_disk_identify(const struct gm_disk *d, bool strict, struct gm_disk_info *info,
+		     char *msg, size_t size);
+
+/* Create @ovl, a qcow2 overlay over @d with an explicit backing driver. */
+int gm_overlay_create(const struct gm_disk *d, const char *ovl, char *msg, size_t size);
+
+/* The image format QEMU's probing would pick for these first bytes, or NULL for raw. */
+const char *gm_probe_magic(const unsigned char *buf, size_t len);
+
+#endif

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every file is 0400 and every folder 0500, owned by root, and the mount
+ * uses default_permissions, so the kernel refuses everyone else; the checks
+ * here are a second line. Anything that would change the tree fails with
+ * EROFS. Each file carries a security.selinux label chosen by its kind.
+ */
+#include "fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/statvfs.h>
+
+#include "store.h"
+
+#define XATTR_SELINUX "security.selinux"
+
+static bool caller_is_root(void)
+{
+	return fuse_get_context()->uid == 0;
+}
+
+static void fill_stat(const struct gm_entry *e, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_mode = e->dir ? S_IFDIR | 0500 : S_IFREG | 0400;
+	st->st_nlink = e->dir ? 2 : 1;
+	st->st_uid = 0;
+	st->st_gid = 0;
+	st->st_size = (off_t)e->size;
+	st->st_blksize = 4096;
+	st->st_blocks = (blkcnt_t)((e->size + 511) / 512);
+	st->st_mtime = st->st_ctime = st->st_atime = e->mtime;
+}
+
+static int gm_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+{
+	struct gm_entry e;
+	int ret;
+
+	(void)fi;
+	if (!caller_is_root() && strcmp(path, "/"))
+		return -EACCES;
+	ret = gm_store_stat(path, &e);
+	if (!ret)
+		fill_stat(&e, st);
+	return ret;
+}
+
+struct fill_ctx {
+	void *buf;
+	fuse_fill_dir_t filler;
+};
+
+static int fill_one(void *ctx, const char *name, const struct gm_entry *e)
+{
+	struct fill_ctx *c = ctx;
+	struct stat st;
+
+	fill_stat(e, &st);
+	return c->filler(c->buf, name, &st, 0, 0) ? -ENOMEM : 0;
+}
+
+static int gm_opendir(const char *path, struct fuse_file_info *fi)
+{
+	struct gm_entry e;
+	int ret;
+
+	(void)fi;
+	if (!caller_is_root())
+		return -EACCES;
+	ret = gm_store_stat(path, &e);
+	return ret ? ret : e.dir ? 0 : -ENOTDIR;
+}
+
+static int gm_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
+		      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
+{
+	struct fill_ctx c = { .buf = buf, .filler = filler };
+
+	(void)off;
+	(void)fi;
+	(void)flags;
+	if (!caller_is_root())
+		return -EACCES;
+	filler(buf, ".", NULL, 0, 0);
+	filler(buf, "..", NULL, 0, 0);
+	return gm_store_list(path, fill_one, &c);
+}
+
+static int gm_open(const char *path, struct fuse_file_info *fi)
+{
+	struct gm_open *h;
+	int ret;
+
+	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & (O_TRUNC | O_CREAT)))
+		return -EROFS;
+	if (!caller_is_root())
+		return -EACCES;
+	ret = gm_store_open(path, &h);
+	if (ret)
+		return ret;
+	fi->fh = (uint64_t)(uintptr_t)h;
+	/* Generated files may change size between opens: no cached size limits reads. */
+	fi->direct_io = gm_store_is_mem(h);
+	return 0;
+}
+
+static int gm_read(const char *path, char *buf, size_t size, off_t off,
+		   struct fuse_file_info *fi)
+{
+	(void)path;
+	return gm_store_read((struct gm_open *)(uintptr_t)fi->fh, buf, size, off);
+}
+
+static int gm_release(const char *path, struct fuse_file_info *fi)
+{
+	(void)path;
+	gm_store_close((struct gm_open *)(uintptr_t)fi->fh);
+	return 0;
+}
+
+static int gm_getxattr(const char *path, const char *name, char *value, size_t size)
+{
+	struct gm_entry e;
+	const char *label;
+	size_t len;
+	int ret;
+
+	if (!caller_is_root())
+		return -EACCES;
+	ret = gm_store_stat(path, &e);
+	if (ret)
+		return ret;
+	if (strcmp(name, XATTR_SELINUX))
+		return -ENODATA;
+	label = gm_store_label(e.kind);
+	len = strlen(label) + 1; /* SELinux labels are stored with their NUL */
+	if (!size)
+		return (int)len;
+	if (size < len)
+		return -ERANGE;
+	memcpy(value, label, len);
+	return (int)len;
+}
+
+static int gm_listxattr(const char *path, char *list, size_t size)
+{
+	struct gm_entry e;
+	int ret;
+
+	if (!caller_is_root())
+		return -EACCES;
+	ret = gm_store_stat(path, &e);
+	if (ret)
+		return ret;
+	if (!size)
+		return sizeof(XATTR_SELINUX);
+	if (size < sizeof(XATTR_SELINUX))
+		return -ERANGE;
+	memcpy(list, XATTR_SELINUX, sizeof(XATTR_SELINUX));
+	return sizeof(XATTR_SELINUX);
+}
+
+static int gm_access(const char *path, int mask)
+{
+	struct gm_entry e;
+
+	if (mask & W_OK)
+		return -EROFS;
+	if (!caller_is_root())
+		return -EACCES;
+	return gm_store_stat(path, &e);
+}
+
+static int gm_statfs(const char *path, struct statvfs *sv)
+{
+	(void)path;
+	memset(sv, 0, sizeof(*sv));
+	sv->f_bsize = 4096;
+	sv->f_frsize = 4096;
+	sv->f_namemax = 255;
+	sv->f_flag = ST_RDONLY | ST_NOSUID | ST_NODEV;
+	return 0;
+}
+
+static void *gm_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
+{
+	(void)conn;
+	/* Trees change when an inspection ends: keep kernel caching short. */
+	cfg->entry_timeout = 1.0;
+	cfg->attr_timeout = 1.0;
+	cfg->negative_timeout = 0;
+	cfg->use_ino = 0;
+	return NULL;
+}
+
+/* --- everything that would write ---------------------------------------------------- */
+
+static int ro_mknod(const char *p, mode_t m, dev_t d) { (void)p; (void)m; (void)d; return -EROFS; }
+static int ro_mkdir(const char *p, mode_t m) { (void)p; (void)m; return -EROFS; }
+static int ro_unlink(const char *p) { (void)p; return -EROFS; }
+static int ro_rmdir(const char *p) { (void)p; return -EROFS; }
+static int ro_symlink(const char *a, const char *b) { (void)a; (void)b; return -EROFS; }
+static int ro_rename(const char *a, const char *b, unsigned int f)
+{
+	(void)a; (void)b; (void)f;
+	return -EROFS;
+}
+static int ro_link(const char *a, const char *b) { (void)a; (void)b; return -EROFS; }
+static int ro_chmod(const char *p, mode_t m, struct fuse_file_info *fi)
+{
+	(void)p; (void)m; (void)fi;
+	return -EROFS;
+}
+static int ro_chown(const char *p, uid_t u, gid_t g, struct fuse_file_info *fi)
+{
+	(void)p; (void)u; (void)g; (void)fi;
+	return -EROFS;
+}
+static int ro_truncate(const char *p, off_t o, struct fuse_file_info *fi)
+{
+	(void)p; (void)o; (void)fi;
+	return -EROFS;
+}
+static int ro_write(const char *p, const char *b, size_t s, off_t o, struct fuse_file_info *fi)
+{
+	(void)p; (void)b; (void)s; (void)o; (void)fi;
+	return -EROFS;
+}
+static int ro_create(const char *p, mode_t m, struct fuse_file_info *fi)
+{
+	(void)p; (void)m; (void)fi;
+	return -EROFS;
+}
+static int ro_utimens(const char *p, const struct timespec tv[2], struct fuse_file_info *fi)
+{
+	(void)p; (void)tv; (void)fi;
+	return -EROFS;
+}
+static int ro_setxattr(const char *p, const char *n, const char *v, size_t s, int f)
+{
+	(void)p; (void)n; (void)v; (void)s; (void)f;
+	return -EROFS;
+}
+static int ro_removexattr(const char *p, const char *n) { (void)p; (void)n; return -EROFS; }
+static int ro_fallocate(const char *p, int m, off_t o, off_t l, struct fuse_file_info *fi)
+{
+	(void)p; (void)m; (void)o; (void)l; (void)fi;
+	return -EROFS;
+}
+
+const struct fuse_operations gm_fs_ops = {
+	.init = gm_init,
+	.getattr = gm_getattr,
+	.opendir = gm_opendir,
+	.readdir = gm_readdir,
+	.open = gm_open,
+	.read = gm_read,
+	.release = gm_release,
+	.getxattr = gm_getxattr,
+	.listxattr = gm_listxattr,
+	.access = gm_access,
+	.statfs = gm_statfs,
+	.mknod = ro_mknod,
+	.mkdir = ro_mkdir,
+	.unlink = ro_unlink,
+	.rmdir = ro_rmdir,
+	.symlink = ro_symlink,
+	.rename = ro_rename,
+	.link = ro_link,
+	.chmod = ro_chmod,
+	.chown = ro_chown,
+	.truncate = ro_truncate,
+	.write = ro_write,
+	.create = ro_create,
+	.utimens = ro_utimens,
+	.setxattr = ro_setxattr,
+	.removexattr = ro_removexattr,
+	.fallocate = ro_fallocate,
+};

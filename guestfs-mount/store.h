@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The store behind the mount: every configured guest's state and served
+ * tree, the cache folder keyed by disk identity, and the worker thread that
+ * inspects guests. The FUSE layer (fs.c) only calls the functions below.
+ *
+ * Paths are those of the mount: "/", "/<guest>/...", "/by-pid/<pid>/...".
+ */
+#ifndef GM_STORE_H
+#define GM_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "config.h"
+#include "err.h"
+
+/* Prepare the cache folder and every guest's initial state. */
+int gm_store_init(const struct gm_config *cfg, bool refresh, struct kp_err *err);
+/* Start the worker (after daemonizing: threads do not survive fork). */
+int gm_store_start(void);
+/* Ask the worker to re-check every disk's identity (SIGHUP); async-signal-safe. */
+void gm_store_recheck(void);
+/* Stop the worker. Returns false when it is stuck in an inspection. */
+bool gm_store_stop(double timeout_s);
+void gm_store_release(void);
+
+struct gm_entry {
+	bool dir;
+	uint64_t size;
+	time_t mtime;
+	enum gm_kind kind;
+};
+
+int gm_store_stat(const char *path, struct gm_entry *e);
+
+typedef int (*gm_fill_fn)(void *ctx, const char *name, const struct gm_entry *e);
+int gm_store_list(const char *path, gm_fill_fn fill, void *ctx);
+
+struct gm_open;
+int gm_store_open(const char *path, struct gm_open **h);
+/* Small generated files (info): their size may change between opens. */
+bool gm_store_is_mem(const struct gm_open *h);
+int gm_store_read(struct gm_open *h, char *buf, size_t size, off_t off);
+void gm_store_close(struct gm_open *h);
+
+/* The SELinux label of a kind of file. */
+const char *gm_store_label(enum gm_kind kind);
+
+#endif

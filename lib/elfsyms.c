@@ -384,8 +384,13 @@ static int read_segments(Elf *elf, struct elf_segments *segs)
 	return 0;
 }
 
-int elfsyms_load_user(const void *buf, size_t len, const char *what, struct symtab *st,
-		      struct elf_segments *segs, struct kp_err *err)
+/*
+ * User-space function symbols: .symtab, else (for the binary itself, @segs
+ * given) .dynsym and its load segments. A separate debug file (@segs NULL)
+ * must have its .symtab.
+ */
+static int load_user(const void *buf, size_t len, const char *what, struct symtab *st,
+		     struct elf_segments *segs, struct kp_err *err)
 {
 	struct sym_filter flt = { .table = SHT_SYMTAB, .functions_only = true, .demangle = true };
 	Elf *elf;
@@ -394,12 +399,12 @@ int elfsyms_load_user(const void *buf, size_t len, const char *what, struct symt
 	if (ret)
 		return ret;
 	ret = read_symbols(elf, what, st, NULL, &flt, err);
-	if (ret == -ENODATA) {
+	if (ret == -ENODATA && segs) {
 		kp_err_clear(err);
 		flt.table = SHT_DYNSYM;
 		ret = read_symbols(elf, what, st, NULL, &flt, err);
 	}
-	if (!ret && read_segments(elf, segs))
+	if (!ret && segs && read_segments(elf, segs))
 		ret = kp_errorf(err, EINVAL, "%s: unreadable program headers", what);
 	if (!ret) {
 		read_build_id(elf, st);
@@ -411,24 +416,16 @@ int elfsyms_load_user(const void *buf, size_t len, const char *what, struct symt
 	return ret;
 }
 
+int elfsyms_load_user(const void *buf, size_t len, const char *what, struct symtab *st,
+		      struct elf_segments *segs, struct kp_err *err)
+{
+	return load_user(buf, len, what, st, segs, err);
+}
+
 int elfsyms_load_user_symbols(const void *buf, size_t len, const char *what,
 			      struct symtab *st, struct kp_err *err)
 {
-	struct sym_filter flt = { .table = SHT_SYMTAB, .functions_only = true, .demangle = true };
-	Elf *elf;
-	int ret = elf_open_buffer(buf, len, what, &elf, err);
-
-	if (ret)
-		return ret;
-	ret = read_symbols(elf, what, st, NULL, &flt, err);
-	if (!ret) {
-		read_build_id(elf, st);
-		symtab_set_source(st, "%s", what);
-		st->bounded = true;
-		ret = symtab_finish(st) ? kp_errorf(err, ENOMEM, "%s: out of memory", what) : 0;
-	}
-	elf_end(elf);
-	return ret;
+	return load_user(buf, len, what, st, NULL, err);
 }
 
 uint64_t elf_segments_offset_to_vaddr(const struct elf_segments *segs, uint64_t off)

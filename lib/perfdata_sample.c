@@ -121,6 +121,28 @@ static void skip_tail(struct cursor *c, const struct perf_event_attr *attr)
 		skip_bytes(c, take_u64(c));
 }
 
+/*
+ * TID, TIME, [ADDR], ID, STREAM_ID, CPU: the fields samples and sample_id_all
+ * trailers share, in the kernel's order (trailers have no ADDR).
+ */
+static void take_id_fields(struct cursor *c, uint64_t t, bool with_addr, struct pd_sample *s)
+{
+	uint32_t res;
+
+	if (t & PERF_SAMPLE_TID)
+		take_u32_pair(c, &s->pid, &s->tid);
+	if (t & PERF_SAMPLE_TIME)
+		s->time = take_u64(c);
+	if (with_addr && (t & PERF_SAMPLE_ADDR))
+		s->addr = take_u64(c);
+	if (t & PERF_SAMPLE_ID)
+		s->id = take_u64(c);
+	if (t & PERF_SAMPLE_STREAM_ID)
+		take_u64(c);
+	if (t & PERF_SAMPLE_CPU)
+		take_u32_pair(c, &s->cpu, &res);
+}
+
 static int bad_record(const struct pd_file *f, const struct perf_event_header *ev,
 		      const char *what, struct kp_err *err)
 {
@@ -208,21 +230,7 @@ int pd_parse_sample_slow(const struct pd_file *f, const struct perf_event_header
 		s->id = take_u64(&c);
 	if (t & PERF_SAMPLE_IP)
 		s->ip = take_u64(&c);
-	if (t & PERF_SAMPLE_TID)
-		take_u32_pair(&c, &s->pid, &s->tid);
-	if (t & PERF_SAMPLE_TIME)
-		s->time = take_u64(&c);
-	if (t & PERF_SAMPLE_ADDR)
-		s->addr = take_u64(&c);
-	if (t & PERF_SAMPLE_ID)
-		s->id = take_u64(&c);
-	if (t & PERF_SAMPLE_STREAM_ID)
-		take_u64(&c);
-	if (t & PERF_SAMPLE_CPU) {
-		uint32_t res;
-
-		take_u32_pair(&c, &s->cpu, &res);
-	}
+	take_id_fields(&c, t, true, s);
 	s->period = t & PERF_SAMPLE_PERIOD ? take_u64(&c) : attr->sample_period;
 	if (t & PERF_SAMPLE_READ)
 		skip_read(&c, attr->read_format);
@@ -261,19 +269,7 @@ int pd_parse_id_trailer(const struct pd_file *f, const struct perf_event_header 
 	c.bad = false;
 	s->evsel = pd_evsel_for(f, (const uint64_t *)((const uint8_t *)ev + sizeof(*ev)), words,
 				false);
-	if (t & PERF_SAMPLE_TID)
-		take_u32_pair(&c, &s->pid, &s->tid);
-	if (t & PERF_SAMPLE_TIME)
-		s->time = take_u64(&c);
-	if (t & PERF_SAMPLE_ID)
-		s->id = take_u64(&c);
-	if (t & PERF_SAMPLE_STREAM_ID)
-		take_u64(&c);
-	if (t & PERF_SAMPLE_CPU) {
-		uint32_t res;
-
-		take_u32_pair(&c, &s->cpu, &res);
-	}
+	take_id_fields(&c, t, false, s);
 	if (t & PERF_SAMPLE_IDENTIFIER)
 		s->id = take_u64(&c);
 	return 0;

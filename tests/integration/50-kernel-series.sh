@@ -94,7 +94,19 @@ check "guestctx-check builds" \
 
 # The selftest, from kernel/build.sh's patched tree: uapi headers and objects go
 # to $KSELF, nothing is written to the tree (build.sh would take it for edits).
+# When the kernel came from the cache there is no such tree: patch a copy of
+# the pristine one, kept (keyed by the series) for later runs.
 t=$SECONDS
+if [[ ! -d $KSRC/tools/testing/selftests/kvm ]]; then
+	KSRC=$BUILD/linux-6.12-selftest
+	key=$(cat "$REPO/kernel/series" "$REPO"/kernel/patches/*.patch | sha256sum | cut -c1-16)
+	if [[ ! -f $KSRC/.series-$key ]]; then
+		rm -rf "$KSRC" && cp -a "$PRISTINE" "$KSRC"
+		for p in "${PATCHES[@]}"; do
+			patch -s -p1 -d "$KSRC" <"$REPO/kernel/patches/$p" || break
+		done && touch "$KSRC/.series-$key"
+	fi
+fi
 SELFTEST=$KSELF/kvm/x86_64/guest_ctx_test
 mkdir -p "$KSELF/hdr" "$KSELF/kvm"
 if make -C "$KSRC" O="$KSELF/hdr" -j"$(nproc)" headers >"$KSELF/build.log" 2>&1 &&

@@ -25,4 +25,16 @@ int guest_name_from_argv(const char *cmdline, size_t len, char *name, size_t siz
 /* Same, from /proc/PID/cmdline. */
 int guest_name_of_pid(pid_t pid, char *name, size_t size);
 
+/* guestfs-mount's guest list, which also names guests for the profiler. */
+#define GUESTS_CONF "/etc/kvmprof/guests.conf"
+
+/*
+ * The guest whose disk image process @pid holds open: the `guest NAME`
+ * block of @conf (guestfs-mount's format; other directives are skipped) with
+ * a `disk FORMAT PATH` that is, by device and inode, one of the files in
+ * /proc/PID/fd.
+ * Returns 0, -ENOENT when none matches, or the error reading @conf.
+ */
+int guest_name_from_disks(pid_t pid, const char *conf, char *name, size_t size);
+
 #endif

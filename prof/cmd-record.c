@@ -19,6 +19,7 @@
 #include "evlist.h"
 #include "evname.h"
 #include "guestctx.h"
+#include "guestid.h"
 #include "ksymblob.h"
 #include "perfdata.h"
 #include "record_state.h"
@@ -36,6 +37,7 @@ struct record_opts {
 	bool guest;
 	const char *output;
 	const char *guestkallsyms;
+	const char *guests_conf;
 	bool quiet;
 	char **command;
 };
@@ -64,7 +66,9 @@ static void record_usage(FILE *out)
 		"      --host --guest both              (default output perf.data.kvm)\n"
 		"  -o, --output     output file (default perf.data)\n"
 		"      --guestkallsyms FILE  a running guest's /proc/kallsyms: records where\n"
-		"                   its kernel runs (as perf kvm record does), for every guest\n");
+		"                   its kernel runs (as perf kvm record does), for every guest\n"
+		"      --guests-conf FILE  guestfs-mount's guest list, to name guests without\n"
+		"                   -name by the disk they hold open (default " GUESTS_CONF ")\n");
 }
 
 static int parse_ulong(const char *s, unsigned long *v)
@@ -89,6 +93,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{ "host", no_argument, NULL, 'H' },
 		{ "guest", no_argument, NULL, 'G' },
 		{ "guestkallsyms", required_argument, NULL, 'K' },
+		{ "guests-conf", required_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -133,6 +138,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'K':
 			o->guestkallsyms = optarg;
+			break;
+		case 'C':
+			o->guests_conf = optarg;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -395,6 +403,8 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 	int go_fd = -1, status = 0, ret;
 
 	record_state_init(&rs, o->host, o->guest);
+	if (o->guests_conf)
+		rs.guests_conf = o->guests_conf;
 	evlist_init(&el, o->mmap_pages ? o->mmap_pages : 128);
 	ret = add_events(o, &el, &err);
 	if (!ret && o->command) {

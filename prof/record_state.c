@@ -14,6 +14,7 @@
 void record_state_init(struct record_state *rs, bool host, bool guest)
 {
 	memset(rs, 0, sizeof(*rs));
+	rs->guests_conf = GUESTS_CONF;
 	/* Neither flag means both, as with perf record. */
 	rs->want_host = host || !guest;
 	rs->want_guest = guest || !host;
@@ -105,8 +106,12 @@ static int note_guest(struct record_state *rs, int pid, const struct perf_sample
 		g = kvmfeat_get(&rs->guests, pid);
 		if (!g)
 			return -ENOMEM;
-		/* Name it now: the QEMU process may be gone when recording ends. */
-		if (!guest_name_of_pid(pid, name, sizeof(name)))
+		/*
+		 * Name it now (QEMU may be gone when recording ends): by its -name,
+		 * else by the disk image it holds open, as guestfs-mount lists it.
+		 */
+		if (!guest_name_of_pid(pid, name, sizeof(name)) ||
+		    !guest_name_from_disks(pid, rs->guests_conf, name, sizeof(name)))
 			snprintf(g->name, sizeof(g->name), "%s", name);
 	}
 	if (ctx && ctx->lstar)

@@ -26,6 +26,7 @@ struct record_state {
 	uint64_t lost;		/* PERF_RECORD_LOST: samples the kernel could not deliver */
 	uint64_t lost_records;
 	struct kvmfeat guests;	/* QEMU processes seen running guest code */
+	const char *guests_conf;	/* guestfs-mount's guest list, to name guests by disk */
 	bool guest_ctx;		/* samples end with a struct perf_sample_guest_ctx */
 	struct guestctx_table ctx;
 	struct hashmap mapped;	/* files of user mappings, for the BUILD_ID feature */

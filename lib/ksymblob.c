@@ -118,12 +118,11 @@ static int fill_table(const uint8_t *raw, size_t len, const char *what, struct s
 	name_off = (const uint32_t *)(addrs + h.nr);
 	mod_off = name_off + h.nr;
 	types = (const uint8_t *)(mod_off + h.nr);
-	names = arena_alloc(st->strings, h.names_len + 1);
+	/* Names stay in the decompressed buffer, which the table then owns. */
+	names = (char *)(types + h.nr);
 	st->syms = malloc((h.nr ? h.nr : 1) * sizeof(*st->syms));
-	if (!names || !st->syms)
+	if (!st->syms)
 		return kp_errorf(err, ENOMEM, "%s: out of memory", what);
-	memcpy(names, types + h.nr, h.names_len);
-	names[h.names_len] = '\0';
 	if (h.names_len && names[h.names_len - 1])
 		return bad(err, what, "unterminated names");
 	st->alloc = h.nr;
@@ -161,8 +160,8 @@ int ksymblob_decode(const void *blob, size_t len, const char *what, struct symta
 		free(raw);
 		return kp_errorf(err, ENOMEM, "%s: out of memory", what);
 	}
+	st->owned = raw;
 	ret = fill_table(raw, raw_len, what, st, err);
-	free(raw);
 	if (ret) {
 		symtab_free(st);
 		return ret;

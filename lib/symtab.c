@@ -30,6 +30,7 @@ void symtab_free(struct symtab *st)
 	free(st->syms);
 	free(st->addrs);
 	free(st->best);
+	free(st->owned);
 	arena_free(st->strings);
 	free(st);
 }

@@ -34,6 +34,7 @@ struct symtab {
 	size_t nr_addrs;
 	size_t alloc;
 	struct arena *strings;
+	void *owned;		/* a buffer names point into (see ksymblob.c), or NULL */
 	bool sorted;
 	bool bounded;		/* sizes come from the source: lookups past a symbol's end fail */
 

@@ -3,6 +3,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "guestctx.h"
+#include "ksymblob.h"
 #include "kvmfeat.h"
 #include "perfdata.h"
 
@@ -26,6 +28,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		else
 			pd_parse_id_trailer(f, ev, &s, &err);
 		kp_err_clear(&err);
+	}
+	/* kvmprof's own features: the embedded host symbols and guest contexts. */
+	if (f->host_ksyms) {
+		struct symtab *st;
+
+		if (!ksymblob_decode(f->host_ksyms, f->host_ksyms_size, "fuzz", &st, NULL))
+			symtab_free(st);
+	}
+	if (f->guest_ctx) {
+		struct guestctx_table t;
+
+		if (!guestctx_table_decode(f->guest_ctx, f->guest_ctx_size, "fuzz", &t, NULL))
+			guestctx_table_release(&t);
 	}
 	if (f->kvmprof_feature &&
 	    !kvmfeat_decode(f->kvmprof_feature, f->kvmprof_feature_size, "fuzz", &kf, &err))

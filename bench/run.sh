@@ -1,9 +1,12 @@
 #!/bin/bash
 # kvmprof benchmarks, each measured side by side with its reference in one run.
 #
-#   bench/run.sh BUILD_DIR [NAME...]      NAME: symbols report (default: all available)
+#   bench/run.sh BUILD_DIR [NAME...]      NAME: symbols report mount (default: all)
 #
 # Each benchmark prints its measurements and its target, then "PASS" or "MISS".
+# guestfs-mount: warm kallsyms reads through the mount >= 50% of a direct
+# read of the cached file; getattr latency and cold time to first byte (vs
+# guestmount) are printed without a target.
 # Targets (see the issues): kallsyms parse of 200k symbols <= 30 ms, >= 20 M
 # lookups/s; kvmprof report >= 10x faster than perf report --stdio on 1M
 # samples, peak RSS no larger, same top 20 rows.
@@ -12,8 +15,21 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "$REPO" && cd "${1:-build}" && pwd)
 shift || true
 WORK=$(mktemp -d /tmp/kvmprof-bench.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
 misses=0
+# Mounts and daemons a benchmark leaves up are taken down on any exit.
+MNT_PIDS=()
+MNTS=()
+cleanup() {
+	local m p
+	for m in "${MNTS[@]}"; do
+		mountpoint -q "$m" 2>/dev/null && { fusermount3 -u "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; }
+	done
+	for p in "${MNT_PIDS[@]}"; do
+		kill -TERM "$p" 2>/dev/null && wait "$p" 2>/dev/null
+	done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
 
 verdict() {
 	if [ "$1" = 1 ]; then echo "  PASS"; else echo "  MISS"; misses=$((misses + 1)); fi
@@ -87,8 +103,100 @@ bench_report() {
 		'BEGIN { print (r >= 10 && a <= b && s == 1) }')"
 }
 
+# Seconds with nanoseconds, and the difference of two of them.
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+# Median MB/s of 7 repetitions, each reading FILE enough times to move >= 64 MB.
+read_rate() {
+	local f=$1 size reps t0 t1 j
+	size=$(stat -c %s "$f")
+	reps=$(((64 * 1048576 + size - 1) / size))
+	for _ in 1 2 3 4 5 6 7; do
+		t0=$(now)
+		for ((j = 0; j < reps; j++)); do
+			dd if="$f" of=/dev/null bs=4M status=none
+		done
+		t1=$(now)
+		awk -v s="$size" -v r="$reps" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\n", s * r / 1e6 / (b - a) }'
+	done | sort -n | sed -n 4p
+}
+
+# guestfs-mount on the single-partition raw test image (tests/data-builders):
+# cold start to first byte vs guestmount, then warm reads and getattr.
+bench_mount() {
+	local mnt=$WORK/mnt gmnt=$WORK/gmnt cache=$WORK/mcache conf=$WORK/guests.conf
+	local img t0 t_daemon t_gm f direct mr dr ratio st gpid boot=
+	echo "== mount: guestfs-mount reads, getattr, cold start vs guestmount"
+	if [ "$(id -u)" != 0 ] || [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
+		echo "  skipped: needs root, /dev/fuse and fusermount3"
+		return
+	fi
+	# shellcheck source=../scripts/guestfs-env.sh
+	. "$REPO/scripts/guestfs-env.sh" || { echo "  skipped: no libguestfs appliance"; return; }
+	img=$("$REPO/tests/data-builders/guest-images.sh" 2>"$WORK/images.err") ||
+		{ echo "  MISS: test images not built"; tail -5 "$WORK/images.err"; misses=$((misses + 1)); return; }
+	img=$img/deb-1part.raw
+	printf 'appliance per-guest\nguest deb1p\n    disk raw %s\n' "$img" >"$conf"
+	mkdir -p "$mnt" "$gmnt"
+	MNTS+=("$mnt" "$gmnt")
+
+	# Cold: empty cache folder, daemon start to the first byte of kallsyms.
+	t0=$(now)
+	"$BUILD/guestfs-mount" -f -c "$conf" --cache "$cache" "$mnt" 2>"$WORK/mount.log" &
+	MNT_PIDS+=($!)
+	for _ in $(seq 400); do
+		mountpoint -q "$mnt" && break
+		sleep 0.05
+	done
+	head -c 1 "$mnt/deb1p/kallsyms" >/dev/null ||
+		{ echo "  MISS: no kallsyms served"; tail -5 "$WORK/mount.log"; misses=$((misses + 1)); return; }
+	t_daemon=$(elapsed "$t0" "$(now)")
+
+	# Warm: the same bytes through the mount and straight from the cache folder.
+	f=$mnt/deb1p/kallsyms
+	direct=
+	while read -r c; do
+		cmp -s "$c" "$f" && { direct=$c; break; }
+	done < <(find "$cache" -type f -size "$(stat -c %s "$f")c")
+	if [ -z "$direct" ]; then
+		direct=$WORK/kallsyms.copy
+		cp "$f" "$direct"
+	fi
+	cat "$f" "$direct" >/dev/null
+	mr=$(read_rate "$f")
+	dr=$(read_rate "$direct")
+	ratio=$(awk -v a="$mr" -v b="$dr" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')
+	st=$("$BUILD/bench/bench_stat" "$f" 20000) || st="failed"
+	fusermount3 -u "$mnt"
+	wait "${MNT_PIDS[-1]}" 2>/dev/null
+
+	# guestmount, same image and libguestfs environment: mount to a first /boot byte.
+	t0=$(now)
+	if guestmount --format=raw -a "$img" -i --ro --pid-file "$WORK/gm.pid" "$gmnt" 2>"$WORK/gm.err"; then
+		boot=$(find "$gmnt/boot" -maxdepth 1 -type f -name 'System.map-*' | head -1)
+		[ -n "$boot" ] || boot=$(find "$gmnt/boot" -maxdepth 1 -type f | head -1)
+		head -c 1 "$boot" >/dev/null
+		t_gm=$(elapsed "$t0" "$(now)")
+		gpid=$(cat "$WORK/gm.pid" 2>/dev/null)
+		fusermount3 -u "$gmnt"
+		# guestmount exits once its appliance is down.
+		while [ -n "$gpid" ] && kill -0 "$gpid" 2>/dev/null; do sleep 0.1; done
+	else
+		t_gm="failed ($(tail -1 "$WORK/gm.err"))"
+	fi
+
+	echo "  warm read of deb1p/kallsyms ($(stat -c %s "$direct") bytes), median of 7:" \
+		"mount ${mr} MB/s, direct ${dr} MB/s ($( [ "$direct" = "$WORK/kallsyms.copy" ] && echo tmp copy || echo cache file)); ratio ${ratio}"
+	echo "  getattr: stat() of deb1p/kallsyms, $st"
+	echo "  cold start to first byte: guestfs-mount ${t_daemon} s (deb1p/kallsyms)," \
+		"guestmount ${t_gm} s (${boot##*/})"
+	echo "  targets: warm mount read >= 50% of direct (getattr and cold start: no target)"
+	verdict "$(awk -v r="$ratio" 'BEGIN { print (r >= 0.5) }')"
+}
+
 names=("$@")
-[ ${#names[@]} -eq 0 ] && names=(symbols report)
+[ ${#names[@]} -eq 0 ] && names=(symbols report mount)
 for n in "${names[@]}"; do
 	"bench_$n"
 done

@@ -111,8 +111,9 @@ const char *machines_intern(struct machines *ms, const char *s)
 	if (found)
 		return found;
 	copy = arena_strndup(ms->strings, s, strlen(s));
-	if (copy && hashmap_put(&ms->comms, key, copy))
-		return copy;
+	/* If indexing fails the copy is still a valid, merely unshared, name. */
+	if (copy)
+		hashmap_put(&ms->comms, key, copy);
 	return copy;
 }
 

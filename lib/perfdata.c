@@ -344,12 +344,11 @@ static int index_ids(struct pd_file_priv *fp, struct kp_err *err)
 static void compute_id_layout(struct pd_file *f)
 {
 	uint64_t t = f->evsels[0].attr.sample_type;
-	const uint64_t fixed = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			       PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
-			       PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
 
 	/* Each fixed field is one u64 (TID and CPU pack two u32s). */
-	f->fixed_words = f->nr_evsels == 1 && !(t & ~fixed) ? (unsigned)__builtin_popcountll(t) : 0;
+	f->fixed_words = f->nr_evsels == 1 && !(t & ~PD_FIXED_FIELDS)
+				 ? (unsigned)__builtin_popcountll(t)
+				 : 0;
 
 	f->id_layout.sample_pos = -1;
 	f->id_layout.trailer_pos = -1;

@@ -152,12 +152,6 @@ static int bad_record(const struct pd_file *f, const struct perf_event_header *e
 			 what);
 }
 
-/* Sample types made only of fixed-size fields up to PERIOD: the common case. */
-#define FIXED_FIELDS                                                                     \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |  \
-	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |   \
-	 PERF_SAMPLE_PERIOD)
-
 static uint64_t word(const uint64_t *w, size_t *i)
 {
 	return w[(*i)++];

@@ -436,12 +436,17 @@ static struct resolve_entry *cache_slot(struct session *s, uint64_t ip, const vo
 	return &s->cache[h & (RESOLVE_CACHE_SIZE - 1)];
 }
 
+/* Whose address space an address is in: the process for user space, else the machine. */
+static const void *cache_owner(int level, uint32_t pid, const struct machine *m)
+{
+	return level == LEVEL_USER ? (const void *)(uintptr_t)(pid + 1ULL) : (const void *)m;
+}
+
 /* Resolve through the cache: a hit copies sym/dso/addr into @k. */
 static struct resolve_entry *resolve_cached(struct session *s, const struct pd_sample *ps,
 					    struct machine *m, struct hist_key *k)
 {
-	bool user = k->level == LEVEL_USER;
-	const void *owner = user ? (const void *)(uintptr_t)(ps->pid + 1ULL) : (const void *)m;
+	const void *owner = cache_owner(k->level, ps->pid, m);
 	struct resolve_entry *e = cache_slot(s, ps->ip, owner);
 
 	if (e->gen == s->cache_gen && e->ip == ps->ip && e->owner == owner) {
@@ -459,12 +464,19 @@ static struct resolve_entry *resolve_cached(struct session *s, const struct pd_s
 	return e;
 }
 
+/* Did the last sample through @e land in a row of @h with these inputs? */
+static bool row_matches(const struct resolve_entry *e, const struct hists *h,
+			const char *comm, int pid, int cpu, int level)
+{
+	return e->row && e->row_hists == h && e->row_comm == comm && e->row_pid == pid &&
+	       e->row_cpu == cpu && e->row_level == level;
+}
+
 /* A sample whose resolution was cached: reuse the row too when its inputs match. */
 static int add_cached(struct session *s, struct hists *h, struct resolve_entry *e,
 		      const struct hist_key *k, uint64_t period)
 {
-	if (e->row && e->row_hists == h && e->row_comm == k->comm && e->row_pid == k->pid &&
-	    e->row_cpu == k->cpu && e->row_level == k->level) {
+	if (row_matches(e, h, k->comm, k->pid, k->cpu, k->level)) {
 		hists_add_to(h, e->row, k->level, period);
 		return 0;
 	}
@@ -502,13 +514,11 @@ static const char *sample_comm(struct session *s, int pid, int tid)
 static bool add_host_fast(struct session *s, const struct pd_sample *ps, struct hists *h,
 			  int level, const char *comm)
 {
-	const void *owner = level == LEVEL_USER ? (const void *)(uintptr_t)(ps->pid + 1ULL)
-						: (const void *)&s->machines.host;
+	const void *owner = cache_owner(level, ps->pid, &s->machines.host);
 	struct resolve_entry *e = cache_slot(s, ps->ip, owner);
 
-	if (e->gen != s->cache_gen || e->ip != ps->ip || e->owner != owner || !e->row ||
-	    e->row_hists != h || e->row_comm != comm || e->row_pid != (int)ps->pid ||
-	    e->row_cpu != (int)ps->cpu || e->row_level != level)
+	if (e->gen != s->cache_gen || e->ip != ps->ip || e->owner != owner ||
+	    !row_matches(e, h, comm, (int)ps->pid, (int)ps->cpu, level))
 		return false;
 	hists_add_to(h, e->row, level, ps->period);
 	s->machines.host.samples++;

@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include "buildid.h"
 #include "fileio.h"
 #include "symsrc.h"
@@ -34,17 +36,6 @@ static const char exec_src[] =
 	"void hot_loop(void) { for (;;) __asm__ volatile(\"\"); }\n"
 	"__attribute__((noinline)) static void helper(void) { hot_loop(); }\n"
 	"void _start(void) { helper(); }\n";
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
 
 static int setup(void **state)
 {

@@ -14,20 +14,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include "kmodules.h"
 
 static char dir[] = "/tmp/kvmprof-kmod.XXXXXX";
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
 
 static const char module_src[] =
 	"static const char mi[] __attribute__((section(\".modinfo\"), used)) =\n"

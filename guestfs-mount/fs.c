@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Every file is 0400 and every folder 0500, owned by root, and the mount
- * uses default_permissions, so the kernel refuses everyone else; the checks
- * here are a second line. Anything that would change the tree fails with
- * EROFS. Each file carries a security.selinux label chosen by its kind.
+ * The FUSE layer over the store. Every node is root-owned with the
+ * permission bits the access policy gives it (0400 and 0500 by default), and
+ * the mount uses default_permissions, so the kernel refuses lookups, listings
+ * and opens the bits do not allow; open() checks the policy again (access.c).
+ * Anything that would change the tree fails with EROFS. Each file carries a
+ * security.selinux label chosen by its kind.
  */
 #include "fs.h"
 
@@ -13,22 +15,16 @@
 #include <string.h>
 #include <sys/statvfs.h>
 
+#include "access.h"
 #include "store.h"
 
 #define XATTR_SELINUX "security.selinux"
 
-static bool caller_is_root(void)
-{
-	return fuse_get_context()->uid == 0;
-}
-
 static void fill_stat(const struct gm_entry *e, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
-	st->st_mode = e->dir ? S_IFDIR | 0500 : S_IFREG | 0400;
+	gm_access_fill(e, st);
 	st->st_nlink = e->dir ? 2 : 1;
-	st->st_uid = 0;
-	st->st_gid = 0;
 	st->st_size = (off_t)e->size;
 	st->st_blksize = 4096;
 	st->st_blocks = (blkcnt_t)((e->size + 511) / 512);
@@ -41,8 +37,6 @@ static int gm_getattr(const char *path, struct stat *st, struct fuse_file_info *
 	int ret;
 
 	(void)fi;
-	if (!caller_is_root() && strcmp(path, "/"))
-		return -EACCES;
 	ret = gm_store_stat(path, &e);
 	if (!ret)
 		fill_stat(&e, st);
@@ -69,8 +63,6 @@ static int gm_opendir(const char *path, struct fuse_file_info *fi)
 	int ret;
 
 	(void)fi;
-	if (!caller_is_root())
-		return -EACCES;
 	ret = gm_store_stat(path, &e);
 	return ret ? ret : e.dir ? 0 : -ENOTDIR;
 }
@@ -83,8 +75,6 @@ static int gm_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 	(void)off;
 	(void)fi;
 	(void)flags;
-	if (!caller_is_root())
-		return -EACCES;
 	filler(buf, ".", NULL, 0, 0);
 	filler(buf, "..", NULL, 0, 0);
 	return gm_store_list(path, fill_one, &c);
@@ -92,19 +82,28 @@ static int gm_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 
 static int gm_open(const char *path, struct fuse_file_info *fi)
 {
+	struct gm_entry e;
 	struct gm_open *h;
 	int ret;
 
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & (O_TRUNC | O_CREAT)))
 		return -EROFS;
-	if (!caller_is_root())
-		return -EACCES;
-	ret = gm_store_open(path, &h);
+	ret = gm_store_stat(path, &e);
+	if (!ret)
+		ret = gm_access_may_open(&e);
+	if (!ret)
+		ret = gm_store_open(path, &h);
 	if (ret)
 		return ret;
 	fi->fh = (uint64_t)(uintptr_t)h;
 	/* Generated files may change size between opens: no cached size limits reads. */
 	fi->direct_io = gm_store_is_mem(h);
+	/*
+	 * Cache files never change under a published tree, and a new inspection
+	 * gives new mtimes, which make the kernel drop stale pages
+	 * (auto_inval_data): warm reads come from the page cache.
+	 */
+	fi->keep_cache = !fi->direct_io;
 	return 0;
 }
 
@@ -129,8 +128,6 @@ static int gm_getxattr(const char *path, const char *name, char *value, size_t s
 	size_t len;
 	int ret;
 
-	if (!caller_is_root())
-		return -EACCES;
 	ret = gm_store_stat(path, &e);
 	if (ret)
 		return ret;
@@ -151,8 +148,6 @@ static int gm_listxattr(const char *path, char *list, size_t size)
 	struct gm_entry e;
 	int ret;
 
-	if (!caller_is_root())
-		return -EACCES;
 	ret = gm_store_stat(path, &e);
 	if (ret)
 		return ret;
@@ -168,10 +163,9 @@ static int gm_access(const char *path, int mask)
 {
 	struct gm_entry e;
 
+	/* Only reached without default_permissions: the bits are the kernel's. */
 	if (mask & W_OK)
 		return -EROFS;
-	if (!caller_is_root())
-		return -EACCES;
 	return gm_store_stat(path, &e);
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The FUSE operations: a thin, read-only, root-only layer over store.h. */
+/* The FUSE operations: a thin, read-only layer over store.h and access.h. */
 #ifndef GM_FS_H
 #define GM_FS_H
 

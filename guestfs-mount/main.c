@@ -3,8 +3,8 @@
  * guestfs-mount: serve each configured guest's kernel artifacts, read from
  * its disk images through libguestfs, as a read-only, root-only FUSE tree.
  *
- *   guestfs-mount [-c CONFIG] [--cache DIR] [-f] [--refresh] [MOUNTPOINT]
- *   guestfs-mount --check [CONFIG]
+ *   guestfs-mount [-c CONFIG] [--policy FILE] [--cache DIR] [-f] [--refresh] [MOUNTPOINT]
+ *   guestfs-mount --check [--policy FILE] [CONFIG]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "access.h"
+#include "accesspolicy.h"
 #include "config.h"
 #include "fs.h"
 #include "store.h"
@@ -24,6 +26,7 @@
 
 struct opts {
 	const char *config;
+	const char *policy;	/* NULL: AP_DEFAULT_PATH, optional */
 	const char *cache;
 	const char *mountpoint;
 	const char *fuse_opts;
@@ -33,22 +36,24 @@ struct opts {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: guestfs-mount [-c CONFIG] [--cache DIR] [-f] [-d] [--refresh]\n"
-		"                     [-o FUSE_OPTIONS] [MOUNTPOINT]\n"
-		"       guestfs-mount --check [CONFIG]\n\n"
+		"usage: guestfs-mount [-c CONFIG] [--policy FILE] [--cache DIR] [-f] [-d]\n"
+		"                     [--refresh] [-o FUSE_OPTIONS] [MOUNTPOINT]\n"
+		"       guestfs-mount --check [--policy FILE] [CONFIG]\n\n"
 		"Serve every guest listed in CONFIG (default %s) under MOUNTPOINT\n"
 		"(default %s): <guest>/kallsyms, System.map, vmlinux, modules, config,\n"
 		"version, build-id, info, info.json, kernels/<version>/, lib/modules/<version>/,\n"
 		"and by-pid/<qemu-pid>/ for perf kvm --guestmount. Disks are opened read-only\n"
 		"with their configured format and read inside the libguestfs appliance.\n\n"
 		"  -c, --config FILE   guest list (see guestfs-mount/README.md)\n"
+		"      --policy FILE   who may read what (default %s; without it,\n"
+		"                      every guest to root only; see policy/access.conf)\n"
 		"      --cache DIR     root-only cache of inspections (default %s)\n"
 		"  -f, --foreground    do not detach; log to stderr\n"
 		"  -d, --debug         FUSE debug output (implies -f)\n"
 		"      --refresh       inspect every guest again, ignoring the cache\n"
 		"  -o OPTIONS          extra FUSE mount options\n"
-		"      --check         validate CONFIG and exit: 0 when valid, 1 otherwise\n",
-		GM_DEFAULT_CONFIG, GM_DEFAULT_MOUNTPOINT, GM_DEFAULT_CACHE);
+		"      --check         validate CONFIG and the policy and exit: 0 when valid\n",
+		GM_DEFAULT_CONFIG, GM_DEFAULT_MOUNTPOINT, AP_DEFAULT_PATH, GM_DEFAULT_CACHE);
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -56,6 +61,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "cache", required_argument, NULL, 'C' },
+		{ "policy", required_argument, NULL, 'P' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "check", no_argument, NULL, 'k' },
@@ -72,6 +78,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'C':
 			o->cache = optarg;
+			break;
+		case 'P':
+			o->policy = optarg;
 			break;
 		case 'f':
 			o->foreground = true;
@@ -130,8 +139,31 @@ static int check_labels(const struct gm_config *cfg)
 	return bad;
 }
 
-static int check_config(const char *path)
+/* The policy named by -P, else the default file when there is one. */
+static int load_policy(const struct opts *o)
 {
+	struct kp_err err = { 0 };
+
+	if (gm_access_load(o->policy ? o->policy : AP_DEFAULT_PATH, o->policy != NULL,
+			   &err)) {
+		fprintf(stderr, "guestfs-mount: %s\n", err.msg);
+		return 1;
+	}
+	return 0;
+}
+
+/* Guests the configuration lists but the policy hides: not an error, but say so. */
+static void report_hidden(const struct gm_config *cfg, FILE *out)
+{
+	for (size_t i = 0; i < cfg->nr_guests; i++)
+		if (!gm_access_exposes(cfg->guests[i].name))
+			fprintf(out, "guestfs-mount: guest %s is not exposed by the access policy: "
+				"not served\n", cfg->guests[i].name);
+}
+
+static int check_config(const struct opts *o)
+{
+	const char *path = o->config;
 	struct gm_config cfg;
 	struct kp_err err = { 0 };
 	int bad;
@@ -141,6 +173,12 @@ static int check_config(const char *path)
 		gm_config_release(&cfg);
 		return 1;
 	}
+	if (load_policy(o)) {
+		gm_config_release(&cfg);
+		return 1;
+	}
+	report_hidden(&cfg, stdout);
+	gm_access_release();
 	bad = check_labels(&cfg);
 	for (size_t i = 0; i < cfg.nr_guests; i++) {
 		const struct gm_guest_conf *g = &cfg.guests[i];
@@ -163,6 +201,7 @@ static int check_config(const char *path)
 static void on_sighup(int sig)
 {
 	(void)sig;
+	gm_access_request_reload();
 	gm_store_recheck();
 }
 
@@ -276,7 +315,7 @@ int main(int argc, char **argv)
 	if (parse_opts(argc, argv, &o))
 		return 2;
 	if (o.check)
-		return check_config(o.config);
+		return check_config(&o);
 	if (geteuid() != 0) {
 		fprintf(stderr, "guestfs-mount: must run as root (it serves root-only files and "
 			"mounts with allow_other)\n");
@@ -293,11 +332,13 @@ int main(int argc, char **argv)
 		gm_config_release(&cfg);
 		return 1;
 	}
-	if (check_labels(&cfg)) {
+	if (check_labels(&cfg) || load_policy(&o)) {
 		gm_config_release(&cfg);
 		return 1;
 	}
+	report_hidden(&cfg, stderr);
 	ret = serve(&cfg, &o);
+	gm_access_release();
 	gm_config_release(&cfg);
 	return ret;
 }

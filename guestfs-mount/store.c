@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "access.h"
 #include "artifacts.h"
 #include "disks.h"
 #include "fileio.h"
@@ -471,12 +472,20 @@ static void run(struct work *ws, size_t n)
 	free(jobs);
 }
 
+/* A guest the access policy hides does not exist, for anyone. */
+static bool visible(const struct gm_guest *g)
+{
+	return gm_access_exposes(g->conf->name);
+}
+
 static void recheck_disks(void)
 {
 	for (size_t i = 0; i < S.nr; i++) {
 		struct gm_guest *g = &S.guests[i];
 		char old[17], msg[512];
 
+		if (g->state == GM_PENDING || !visible(g))
+			continue;
 		memcpy(old, g->key, sizeof(old));
 		if (identify(g, msg, sizeof(msg))) {
 			/* Still the same problem: nothing new to say. */
@@ -549,7 +558,8 @@ int gm_store_init(const struct gm_config *cfg, bool refresh, struct kp_err *err)
 		g->conf = &cfg->guests[i];
 		g->ident.name = g->conf->name;
 		g->state = GM_PENDING;
-		g->queued = !cfg->lazy;
+		/* A guest the policy hides is inspected when it is exposed and read. */
+		g->queued = !cfg->lazy && gm_access_exposes(g->conf->name);
 		g->refresh = refresh;
 		publish(g, GM_PENDING, NULL, NULL, NULL);
 		if (!g->tree)
@@ -620,7 +630,7 @@ static struct gm_guest *guest_by_name(const char *name, size_t len)
 	for (size_t i = 0; i < S.nr; i++)
 		if (strlen(S.guests[i].conf->name) == len &&
 		    !memcmp(S.guests[i].conf->name, name, len))
-			return &S.guests[i];
+			return visible(&S.guests[i]) ? &S.guests[i] : NULL;
 	return NULL;
 }
 
@@ -699,6 +709,8 @@ struct spot {
 	struct gm_node *node;
 	time_t mtime;
 	struct gm_guest *guest;	/* when the node is a guest's folder itself */
+	struct gm_guest *owner;	/* whose tree the node is in */
+	bool by_pid;
 };
 
 static int next_comp(const char **p, char *comp, size_t size)
@@ -739,14 +751,16 @@ static int resolve(const char *path, struct spot *s, bool wait_guest_dir)
 		int gi;
 
 		ret = next_comp(&p, comp, sizeof(comp));
+		s->by_pid = true;
 		if (ret <= 0) {
 			s->where = AT_BYPID;
 			return ret;
 		}
 		pid = gm_parse_pid(comp);
-		if (pid < 0 || (gi = pid_guest(pid)) < 0)
+		if (pid < 0 || (gi = pid_guest(pid)) < 0 || !visible(&S.guests[gi]))
 			return -ENOENT;
 		g = &S.guests[gi];
+		s->owner = g;
 		ret = wait_ready(g);
 		if (ret)
 			return ret;
@@ -757,6 +771,7 @@ static int resolve(const char *path, struct spot *s, bool wait_guest_dir)
 		g = guest_by_name(comp, strlen(comp));
 		if (!g)
 			return -ENOENT;
+		s->owner = g;
 		n = g->tree->root;
 		ret = next_comp(&p, comp, sizeof(comp));
 		if (ret < 0)
@@ -839,9 +854,12 @@ static void entry_of(const struct spot *s, struct gm_entry *e)
 {
 	memset(e, 0, sizeof(*e));
 	e->mtime = s->mtime;
+	e->guest = s->owner ? s->owner->conf->name : NULL;
+	e->by_pid = s->by_pid;
 	if (s->where != AT_NODE || s->node->dir) {
 		e->dir = true;
 		e->kind = GM_KIND_DIR;
+		e->module_tree = s->where == AT_NODE && s->node->module_tree;
 		return;
 	}
 	e->size = s->node->size;
@@ -866,6 +884,7 @@ int gm_store_stat(const char *path, struct gm_entry *e)
 int gm_store_list(const char *path, gm_fill_fn fill, void *ctx)
 {
 	struct gm_entry dir = { .dir = true, .kind = GM_KIND_DIR };
+	struct gm_entry e;
 	struct spot s;
 	int ret;
 
@@ -875,26 +894,39 @@ int gm_store_list(const char *path, gm_fill_fn fill, void *ctx)
 		goto out;
 	dir.mtime = s.mtime;
 	if (s.where == AT_ROOT) {
-		for (size_t i = 0; i < S.nr && !ret; i++)
-			ret = fill(ctx, S.guests[i].conf->name, &dir);
-		if (!ret)
-			ret = fill(ctx, GM_BY_PID, &dir);
+		for (size_t i = 0; i < S.nr && !ret; i++) {
+			if (!visible(&S.guests[i]))
+				continue;
+			e = dir;
+			e.guest = S.guests[i].conf->name;
+			ret = fill(ctx, e.guest, &e);
+		}
+		if (!ret) {
+			e = dir;
+			e.by_pid = true;
+			ret = fill(ctx, GM_BY_PID, &e);
+		}
 	} else if (s.where == AT_BYPID) {
 		char name[16];
 
 		scan_running();
 		for (size_t i = 0; i < S.run_nr && !ret; i++) {
+			if (!visible(&S.guests[S.run_idx[i]]))
+				continue;
 			snprintf(name, sizeof(name), "%d", (int)S.run_pids[i]);
-			ret = fill(ctx, name, &dir);
+			e = dir;
+			e.guest = S.guests[S.run_idx[i]].conf->name;
+			e.by_pid = true;
+			ret = fill(ctx, name, &e);
 		}
 	} else if (!s.node->dir) {
 		ret = -ENOTDIR;
 	} else {
 		for (size_t i = 0; i < s.node->nr_kids && !ret; i++) {
-			struct spot k = { .where = AT_NODE, .node = s.node->kids[i],
-					  .mtime = s.mtime };
-			struct gm_entry e;
+			struct spot k = s;
 
+			k.node = s.node->kids[i];
+			k.guest = NULL;
 			entry_of(&k, &e);
 			ret = fill(ctx, k.node->name, &e);
 		}

@@ -234,6 +234,8 @@ static int add_module_tree(struct gm_tree *t, struct gm_node *dir, const char *h
 		if (S_ISDIR(st.st_mode)) {
 			struct gm_node *sub = gm_tree_dir(t, dir, de->d_name);
 
+			if (sub)
+				sub->module_tree = true;
 			if (!sub || gm_path(out, sizeof(out), "%s/%s", kodir, de->d_name))
 				ret = -ENOMEM;
 			else
@@ -341,6 +343,8 @@ struct gm_tree *gm_tree_build(const char *name, const char *keydir, const struct
 		if (!gm_path(hdir, sizeof(hdir), "%s/" GM_D_MODULES, kdir) &&
 		    !gm_path(kodir, sizeof(kodir), "%s/" GM_D_KO, kdir) && gm_is_dir(hdir)) {
 			md = gm_tree_dir(t, libmods, k->ver);
+			if (md)
+				md->module_tree = true;
 			if (!md || add_module_tree(t, md, hdir, kodir, 0))
 				ok = false;
 			kf.moddir = md;

@@ -37,6 +37,7 @@ struct gm_node {
 	bool made;		/* lazy file made (size known) */
 	int made_err;		/* lazy file could not be made: the errno to return */
 	/* Folders: children sorted by name once the tree is finished. */
+	bool module_tree;	/* a lib/modules/<version>/ folder or one below it */
 	struct gm_node **kids;
 	size_t nr_kids, cap_kids;
 };

@@ -9,6 +9,8 @@
 #   phase 2  restart with one more (truncated) disk and a touched image,
 #            per-guest appliances: the rest is served from the cache
 #   phase 3  restart: everything from the cache, no appliance at all
+#   phase 4  restart with an access policy (policy/access.conf format) and
+#            real users and groups: what each may see and read, SIGHUP reload
 . "$(dirname "$0")/../lib.sh"
 
 MNT=$TMP/mnt
@@ -16,12 +18,15 @@ CACHE=$TMP/cache
 DISKS=$TMP/disks
 DPID=
 QPIDS=()
+made_users=() made_groups=()
 
 cleanup() {
-	local p
+	local p u g
 	for p in "${QPIDS[@]}"; do
 		kill "$p" 2>/dev/null
 	done
+	for u in "${made_users[@]}"; do userdel "$u" >/dev/null 2>&1; done
+	for g in "${made_groups[@]}"; do groupdel "$g" >/dev/null 2>&1; done
 	if [ -n "$DPID" ]; then
 		kill -TERM "$DPID" 2>/dev/null
 		wait "$DPID" 2>/dev/null
@@ -119,8 +124,9 @@ expect_fail "non-root users cannot start it" "must run as root" \
 
 # --- phase 1: cold --------------------------------------------------------------------
 
+# start_daemon CONFIG LOG [OPTION...]
 start_daemon() {
-	"$GUESTFS_MOUNT" -f -c "$1" --cache "$CACHE" "$MNT" 2>"$2" &
+	"$GUESTFS_MOUNT" -f -c "$1" --cache "$CACHE" "${@:3}" "$MNT" 2>"$2" &
 	DPID=$!
 	for _ in $(seq 200); do
 		mountpoint -q "$MNT" && return 0
@@ -375,4 +381,145 @@ check "phase 3: cached errors still shown" guest_error truncq "no operating syst
 check "phase 3: truncr's error cached" grep -q '^error: inspection failed' "$MNT/truncr/info"
 check "phase 3: kallsyms still right" cmp "$TMP/ref612" "$MNT/deb2p/kallsyms"
 stop_daemon || fail "phase 3: daemon exits cleanly"
+
+# --- phase 4: the access policy ----------------------------------------------------------
+#
+# Real users and groups; each reads through the mount with setpriv. GA plays
+# the shipped example's kvmprof group. Files whose grants permission bits can
+# express are checked by the kernel alone; config (a user: grant) and deb1p's
+# vmlinux (a grant with a deny exception) are presented 0444 and only the
+# daemon's open-time check stands between them and the wrong reader.
+
+tag=kpm$$
+GA=${tag}ga GB=${tag}gb
+UA=${tag}a UB=${tag}b UC=${tag}c UD=${tag}d
+for g in "$GA" "$GB"; do
+	groupadd "$g" && made_groups+=("$g")
+done
+# UA in GA; UB in GB; UC in neither; UD in both.
+useradd -M -N -g nogroup -s /usr/sbin/nologin -G "$GA" "$UA" && made_users+=("$UA")
+useradd -M -N -g nogroup -s /usr/sbin/nologin -G "$GB" "$UB" && made_users+=("$UB")
+useradd -M -N -g nogroup -s /usr/sbin/nologin "$UC" && made_users+=("$UC")
+useradd -M -N -g nogroup -s /usr/sbin/nologin -G "$GA,$GB" "$UD" && made_users+=("$UD")
+if [ ${#made_users[@]} -ne 4 ] || [ ${#made_groups[@]} -ne 2 ]; then
+	fail "phase 4: create test users and groups"
+	exit 1
+fi
+as() { local u=$1; shift; setpriv --reuid="$u" --regid=nogroup --init-groups "$@"; }
+
+POL=$TMP/access.conf
+write_policy() {
+	{
+		echo "expose deb2p deb1p"
+		sed -n 's/^#   \(allow\|deny\)\( *\)group:kvmprof/\1\2group:'"$GA"'/p' \
+			"$REPO/policy/access.conf"
+		echo "allow * version"
+		echo "allow user:$UB config guest=deb2p"
+		echo "allow group:$GB vmlinux guest=deb1p"
+		echo "$@"
+	} >"$POL"
+}
+write_policy ""
+check "phase 4: the policy carries the shipped example" grep -q "^allow group:$GA kallsyms,modules,by-pid" "$POL"
+chmod 0711 "$TMP" # the test users traverse to the mount
+
+check "phase 4: --check names guests the policy hides" \
+	bash -c "'$GUESTFS_MOUNT' --check --policy '$POL' '$TMP/phase3.conf' | grep -q 'guest sysmap is not exposed'"
+printf 'expose *\nallow group:%s kallsyms\nallow group:nosuchgroup%s kallsyms\n' "$GA" "$tag" >"$TMP/badpol.conf"
+expect_fail "phase 4: an unknown group stops the daemon, naming file:line" \
+	"badpol.conf:3: .*nosuchgroup" "$GUESTFS_MOUNT" -f -c "$TMP/phase3.conf" --cache "$CACHE" \
+	--policy "$TMP/badpol.conf" "$MNT"
+expect_fail "phase 4: a missing --policy file is an error" "nosuch.conf" \
+	"$GUESTFS_MOUNT" -f -c "$TMP/phase3.conf" --cache "$CACHE" --policy "$TMP/nosuch.conf" "$MNT"
+chmod 0666 "$TMP/badpol.conf"
+printf 'expose *\n' >"$TMP/badpol.conf"
+expect_fail "phase 4: a policy others may write is refused" "badpol.conf" \
+	"$GUESTFS_MOUNT" -f -c "$TMP/phase3.conf" --cache "$CACHE" --policy "$TMP/badpol.conf" "$MNT"
+check "phase 4: nothing was mounted by the refused starts" bash -c "! mountpoint -q '$MNT'"
+
+start_daemon "$TMP/phase3.conf" "$TMP/log4" --policy "$POL" || { fail "phase 4: daemon mounts"; exit 1; }
+ls "$MNT/deb2p/" "$MNT/deb1p/" >/dev/null 2>&1
+modes() { stat -c '%a %U %G' "$@"; }
+v=$V612 ko=lib/modules/$V612/$kvmko
+
+check "phase 4: unexposed guests are not listed, even to root" \
+	bash -c "[ \"\$(ls '$MNT' | tr '\n' ' ')\" = 'by-pid deb1p deb2p ' ]"
+expect_fail "phase 4: an unexposed guest does not exist, even for root" "No such file" \
+	cat "$MNT/sysmap/kallsyms"
+check "phase 4: an unexposed guest is never inspected" \
+	bash -c "grep -q 'deb2p: serving the inspection cached' '$TMP/log4' && ! grep -q 'sysmap: ' '$TMP/log4'"
+check "phase 4: kallsyms is 0440 root:$GA" test "$(modes "$MNT/deb2p/kallsyms")" = "440 root $GA"
+check "phase 4: vmlinux of deb2p stays 0400 root:root" test "$(modes "$MNT/deb2p/vmlinux")" = "400 root root"
+check "phase 4: version is 0444 (allow *)" test "$(modes "$MNT/deb2p/version")" = "444 root root"
+check "phase 4: module folders are 0500 root:root" test "$(modes "$MNT/deb2p/lib/modules/$v")" = "500 root root"
+check "phase 4: a user: grant is presented 0444 (checked at open)" \
+	test "$(modes "$MNT/deb2p/config")" = "444 root root"
+check "phase 4: guest folders are listable by all (version is for everyone)" \
+	test "$(modes "$MNT/deb2p")" = "555 root root"
+# by-pid/ needs "by-pid" (only GA) and a kind: with the user: grant for config
+# in play, its readers cannot be told by bits, so only root may list it.
+check "phase 4: by-pid/ is 0511 root:root (mixed readers: search only)" \
+	test "$(modes "$MNT/by-pid")" = "511 root root"
+
+check "phase 4: the group member reads kallsyms as itself" \
+	bash -c "as() { setpriv --reuid=\$1 --regid=nogroup --init-groups \"\${@:2}\"; }; as $UA cat '$MNT/deb2p/kallsyms' | cmp -s - '$TMP/ref612'"
+check "phase 4: the group member reads modules" as "$UA" cat "$MNT/deb2p/modules"
+expect_fail "phase 4: the group member cannot read vmlinux" "Permission denied" \
+	as "$UA" cat "$MNT/deb2p/vmlinux"
+expect_fail "phase 4: the group member cannot read module files" "Permission denied" \
+	as "$UA" cat "$MNT/deb2p/$ko"
+expect_fail "phase 4: a non-member cannot list by-pid/" "Permission denied" \
+	as "$UC" ls "$MNT/by-pid"
+expect_fail "phase 4: a non-member cannot read kallsyms" "Permission denied" \
+	as "$UC" cat "$MNT/deb2p/kallsyms"
+check "phase 4: everyone reads version" as "$UC" cat "$MNT/deb1p/version"
+check "phase 4: the user grant: $UB reads config" as "$UB" cat "$MNT/deb2p/config"
+expect_fail "phase 4: open-time check: $UD cannot read config though it is 0444" \
+	"Permission denied" as "$UD" cat "$MNT/deb2p/config"
+expect_fail "phase 4: the user grant is for deb2p only" "Permission denied" \
+	as "$UB" cat "$MNT/deb1p/config"
+check "phase 4: a group grant with a deny exception: $UB reads deb1p's vmlinux" \
+	bash -c "setpriv --reuid=$UB --regid=nogroup --init-groups head -c 4 '$MNT/deb1p/vmlinux' | grep -q ELF"
+expect_fail "phase 4: deny wins: $UD (in both groups) cannot read deb1p's vmlinux" \
+	"Permission denied" as "$UD" cat "$MNT/deb1p/vmlinux"
+check "phase 4: root still reads everything of exposed guests" cmp "$TMP/ref612" "$MNT/deb2p/kallsyms"
+
+# by-pid: a paused QEMU holding deb2p's disk, and one named as a hidden guest.
+qemu-system-x86_64 -S -display none -nodefaults -machine accel=tcg -m 32 \
+	-drive "file=$IMG/deb-2part.qcow2,format=qcow2,readonly=on,if=virtio" \
+	-daemonize -pidfile "$TMP/q1.pid" >/dev/null 2>&1
+P1=$(cat "$TMP/q1.pid" 2>/dev/null)
+QPIDS+=("$P1")
+if [ -n "$P1" ] && kill -0 "$P1" 2>/dev/null; then
+	check "phase 4: the group member reads by-pid/$P1/proc/kallsyms" \
+		as "$UA" cmp "$TMP/ref612" "$MNT/by-pid/$P1/proc/kallsyms"
+	expect_fail "phase 4: a non-member cannot read by-pid kallsyms" "Permission denied" \
+		as "$UC" cat "$MNT/by-pid/$P1/proc/kallsyms"
+	qemu-system-x86_64 -S -display none -nodefaults -machine accel=tcg -m 32 \
+		-name guest=sysmap -daemonize -pidfile "$TMP/q3.pid" >/dev/null 2>&1
+	P3=$(cat "$TMP/q3.pid" 2>/dev/null)
+	QPIDS+=("$P3")
+	sleep 1.1
+	check "phase 4: a running guest the policy hides has no by-pid entry" \
+		bash -c "[ -n '$P3' ] && ls '$MNT/by-pid' | grep -qx '$P1' && ! ls '$MNT/by-pid' | grep -qx '$P3' &&
+			 ! test -e '$MNT/by-pid/$P3'"
+else
+	fail "phase 4: QEMU started"
+fi
+
+# SIGHUP: take kallsyms away from the group; a broken file keeps the old policy.
+write_policy "deny group:$GA kallsyms"
+kill -HUP "$DPID"
+sleep 1.2 # attributes are cached for a second
+expect_fail "phase 4: after SIGHUP the revoked grant is refused" "Permission denied" \
+	as "$UA" cat "$MNT/deb2p/kallsyms"
+check "phase 4: the reload is logged" grep -q "access policy .* reloaded" "$TMP/log4"
+echo "allow group:$GA nosuchkind" >>"$POL"
+kill -HUP "$DPID"
+sleep 0.2
+as "$UA" cat "$MNT/deb2p/version" >/dev/null 2>&1
+check "phase 4: a broken policy on SIGHUP is refused and logged" \
+	grep -q "not reloaded, the previous one stays: .*access.conf:[0-9]*:" "$TMP/log4"
+check "phase 4: ... and the previous policy still holds" as "$UC" cat "$MNT/deb1p/version"
+stop_daemon || fail "phase 4: daemon exits cleanly"
 echo "# total $((SECONDS - t0)) s"

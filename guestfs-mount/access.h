@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The access policy as the mount applies it (lib/accesspolicy decides; this
+ * file turns decisions into what FUSE answers). Two layers:
+ *
+ *   - permission bits: every node is root-owned and gets the owner, group and
+ *     mode the policy can express (0400, 0440 with one group, 0444), which
+ *     the kernel enforces because the mount uses default_permissions;
+ *   - an open-time check of the caller's uid and groups, which is the only
+ *     check for grants bits cannot express (several groups, user: grants,
+ *     deny exceptions): such files are presented 0444 and refused here.
+ *
+ * Guests the policy does not expose are hidden from everyone, root included.
+ * SIGHUP makes the next request reload the policy file; a bad file is
+ * logged and the previous policy stays.
+ */
+#ifndef GM_ACCESS_H
+#define GM_ACCESS_H
+
+#include <stdbool.h>
+#include <sys/stat.h>
+
+#include "err.h"
+#include "store.h"
+
+/*
+ * Load the policy at @path. @required: a missing file is an error (a path
+ * given on the command line); otherwise a missing file means the built-in
+ * default, every guest to root only.
+ */
+int gm_access_load(const char *path, bool required, struct kp_err *err);
+/* Reload on the next request (async-signal-safe). */
+void gm_access_request_reload(void);
+void gm_access_release(void);
+
+bool gm_access_exposes(const char *guest);
+
+/* Owner, group and mode of @e as the kernel should see them. */
+void gm_access_fill(const struct gm_entry *e, struct stat *st);
+
+/* May the caller of the current FUSE request open @e? 0 or -EACCES. */
+int gm_access_may_open(const struct gm_entry *e);
+
+#endif

@@ -20,7 +20,7 @@ static struct {
 	char *path;
 	bool required;
 	volatile sig_atomic_t reload;
-} A = { .lock = PTHREAD_RWLOCK_INITIALIZER };
+} A = {.lock = PTHREAD_RWLOCK_INITIALIZER};
 
 static int load(const char *path, bool required, struct access_policy **out,
 		struct kp_err *err)
@@ -58,7 +58,7 @@ void gm_access_request_reload(void)
 static void reload_if_asked(void)
 {
 	struct access_policy *pol, *old;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 
 	if (!A.reload)
 		return;
@@ -66,7 +66,8 @@ static void reload_if_asked(void)
 	if (A.reload) {
 		A.reload = 0;
 		if (load(A.path, A.required, &pol, &err)) {
-			gm_log("access policy %s not reloaded, the previous one stays: %s",
+			gm_log("access policy %s not reloaded, the previous one stays: "
+			       "%s",
 			       A.path, err.msg);
 		} else {
 			old = A.pol;
@@ -131,7 +132,7 @@ static bool artifact_of(enum gm_kind kind, enum artifact_kind *out)
 	return true;
 }
 
-static const struct artifact_perm ROOT_ONLY = { .mode = 0400, .exact = true };
+static const struct artifact_perm ROOT_ONLY = {.mode = 0400, .exact = true};
 
 static struct artifact_perm file_perm(const struct access_policy *p,
 				      const struct gm_entry *e)
@@ -144,11 +145,12 @@ static struct artifact_perm file_perm(const struct access_policy *p,
 		return ROOT_ONLY;
 	/* Bits cannot say it: let everyone reach open(), which decides. */
 	if (!perm.exact)
-		perm = (struct artifact_perm){ .mode = 0444, .exact = false };
+		perm = (struct artifact_perm){.mode = 0444, .exact = false};
 	return perm;
 }
 
-static struct artifact_perm dir_perm(const struct access_policy *p, const struct gm_entry *e)
+static struct artifact_perm dir_perm(const struct access_policy *p,
+				     const struct gm_entry *e)
 {
 	struct artifact_perm perm = ROOT_ONLY;
 
@@ -162,7 +164,7 @@ static struct artifact_perm dir_perm(const struct access_policy *p, const struct
 		return perm;
 	}
 	if (access_policy_dir_perm(p, e->guest, e->by_pid, &perm))
-		return (struct artifact_perm){ .mode = 0500, .exact = true };
+		return (struct artifact_perm){.mode = 0500, .exact = true};
 	return perm;
 }
 

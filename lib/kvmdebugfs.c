@@ -50,8 +50,8 @@ static bool vm_dir_of(const char *name, pid_t pid)
 	char prefix[24];
 	size_t n = (size_t)snprintf(prefix, sizeof(prefix), "%d-", (int)pid);
 
-	return !strncmp(name, prefix, n) && name[n] && strspn(name + n, "0123456789") ==
-						       strlen(name + n);
+	return !strncmp(name, prefix, n) && name[n] &&
+	       strspn(name + n, "0123456789") == strlen(name + n);
 }
 
 /* "vcpu<N>": N, or -1. */
@@ -79,7 +79,7 @@ static int scan_vm(int vmfd, struct kvm_guest_regs *best, bool *found, bool *any
 	}
 	while ((de = readdir(d))) {
 		long idx = vcpu_index(de->d_name);
-		struct kvm_guest_regs r = { 0 };
+		struct kvm_guest_regs r = {0};
 		int cfd, rc;
 
 		if (idx < 0 || (*found && (unsigned long)idx >= best->vcpu))
@@ -137,10 +137,12 @@ int kvm_debugfs_guest_regs(const char *dir, pid_t pid, struct kvm_guest_regs *re
 	if (found)
 		return 0;
 	if (ret)
-		return kp_errorf(err, -ret, "%s: guest registers of pid %d: %s", dir, (int)pid,
+		return kp_errorf(err, -ret, "%s: guest registers of pid %d: %s", dir,
+				 (int)pid,
 				 ret == -EINVAL ? "unexpected contents" : strerror(-ret));
 	if (any_files)
-		return kp_errorf(err, EAGAIN, "pid %d: no vCPU has run its guest kernel yet",
+		return kp_errorf(err, EAGAIN,
+				 "pid %d: no vCPU has run its guest kernel yet",
 				 (int)pid);
 	return kp_errorf(err, ENOENT, "%s: no vCPU files with guest registers for pid %d",
 			 dir, (int)pid);

@@ -26,9 +26,12 @@ static void vcpu(const char *vm, int n, const char *lstar, const char *cr3)
 {
 	assert_int_equal(sh("mkdir -p %s/%s/vcpu%d", root, vm, n), 0);
 	if (lstar)
-		assert_int_equal(sh("printf '%s' >%s/%s/vcpu%d/guest_lstar", lstar, root, vm, n), 0);
+		assert_int_equal(
+			sh("printf '%s' >%s/%s/vcpu%d/guest_lstar", lstar, root, vm, n),
+			0);
 	if (cr3)
-		assert_int_equal(sh("printf '%s' >%s/%s/vcpu%d/guest_cr3", cr3, root, vm, n), 0);
+		assert_int_equal(
+			sh("printf '%s' >%s/%s/vcpu%d/guest_cr3", cr3, root, vm, n), 0);
 }
 
 static int setup(void **state)
@@ -43,8 +46,9 @@ static int setup(void **state)
 	/* pid 1000 must not match pid 100's folder, nor 100 match 1000's. */
 	vcpu("1000-5", 0, "0xffffffff81600040\n", "0x3000\n");
 	/* pid 200: an unpatched kernel (stock KVM files only). */
-	assert_int_equal(sh("mkdir -p %s/200-9/vcpu0 && touch %s/200-9/vcpu0/tsc-offset", root,
-			    root), 0);
+	assert_int_equal(sh("mkdir -p %s/200-9/vcpu0 && touch %s/200-9/vcpu0/tsc-offset",
+			    root, root),
+			 0);
 	/* pid 300: only zeros. pid 400: garbage. */
 	vcpu("300-7", 0, "0x0\n", "0x0\n");
 	vcpu("400-3", 0, "ffffffff81000040\n", "0x1\n");
@@ -61,7 +65,7 @@ static int teardown(void **state)
 static void test_lowest_running_vcpu(void **state)
 {
 	struct kvm_guest_regs r;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 
 	(void)state;
 	assert_int_equal(kvm_debugfs_guest_regs(root, 100, &r, &err), 0);
@@ -75,7 +79,7 @@ static void test_lowest_running_vcpu(void **state)
 static void test_missing_and_unpatched(void **state)
 {
 	struct kvm_guest_regs r;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 
 	(void)state;
 	assert_int_equal(kvm_debugfs_guest_regs(root, 200, &r, &err), -ENOENT);
@@ -90,7 +94,7 @@ static void test_missing_and_unpatched(void **state)
 static void test_not_started_and_garbage(void **state)
 {
 	struct kvm_guest_regs r;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 
 	(void)state;
 	assert_int_equal(kvm_debugfs_guest_regs(root, 300, &r, &err), -EAGAIN);

@@ -12,12 +12,12 @@
 #include "fileio.h"
 
 static const char *const kind_names[GM_KIND_NR] = {
-	[GM_KIND_DEFAULT] = "default",	   [GM_KIND_DIR] = "dir",
-	[GM_KIND_KALLSYMS] = "kallsyms",   [GM_KIND_SYSTEM_MAP] = "system-map",
-	[GM_KIND_VMLINUX] = "vmlinux",	   [GM_KIND_VMLINUZ] = "vmlinuz",
-	[GM_KIND_MODULES] = "modules",	   [GM_KIND_MODULE] = "module",
-	[GM_KIND_CONFIG] = "config",	   [GM_KIND_VERSION] = "version",
-	[GM_KIND_BUILD_ID] = "build-id",   [GM_KIND_INFO] = "info",
+	[GM_KIND_DEFAULT] = "default",	 [GM_KIND_DIR] = "dir",
+	[GM_KIND_KALLSYMS] = "kallsyms", [GM_KIND_SYSTEM_MAP] = "system-map",
+	[GM_KIND_VMLINUX] = "vmlinux",	 [GM_KIND_VMLINUZ] = "vmlinuz",
+	[GM_KIND_MODULES] = "modules",	 [GM_KIND_MODULE] = "module",
+	[GM_KIND_CONFIG] = "config",	 [GM_KIND_VERSION] = "version",
+	[GM_KIND_BUILD_ID] = "build-id", [GM_KIND_INFO] = "info",
 };
 
 const char *gm_format_name(enum gm_format fmt)
@@ -98,16 +98,20 @@ int gm_parse_size(const char *s, uint64_t *out)
 	switch (*end) {
 	case '\0':
 		break;
-	case 'K': case 'k':
+	case 'K':
+	case 'k':
 		shift = 10;
 		break;
-	case 'M': case 'm':
+	case 'M':
+	case 'm':
 		shift = 20;
 		break;
-	case 'G': case 'g':
+	case 'G':
+	case 'g':
 		shift = 30;
 		break;
-	case 'T': case 't':
+	case 'T':
+	case 't':
 		shift = 40;
 		break;
 	default:
@@ -145,7 +149,7 @@ struct parser {
 	const char *what;
 	unsigned line;
 	struct gm_config *cfg;
-	struct gm_guest_conf *guest;	/* the block being read, or NULL */
+	struct gm_guest_conf *guest; /* the block being read, or NULL */
 	struct kp_err *err;
 };
 
@@ -182,9 +186,10 @@ static int parse_count(struct parser *p, const char *key, const char *val, unsig
 
 	errno = 0;
 	v = strtoul(val, &end, 10);
-	if (errno || end == val || *end || !isdigit((unsigned char)*val) || v == 0 || v > max)
-		return perr(p, EINVAL, "%s wants a whole number from 1 to the built-in limit",
-			    key);
+	if (errno || end == val || *end || !isdigit((unsigned char)*val) || v == 0 ||
+	    v > max)
+		return perr(p, EINVAL,
+			    "%s wants a whole number from 1 to the built-in limit", key);
 	*out = (unsigned)v;
 	return 0;
 }
@@ -197,12 +202,14 @@ static int add_guest(struct parser *p, const char *name)
 	if (strchr(name, ' ') || strchr(name, '\t'))
 		return perr(p, EINVAL, "'guest' takes one name, not '%s'", name);
 	if (!guest_name_valid(name))
-		return perr(p, EINVAL,
-			    "invalid guest name '%s' (1-63 bytes, no '/', spaces or control "
-			    "characters, not '.' or '..')",
-			    name);
+		return perr(
+			p, EINVAL,
+			"invalid guest name '%s' (1-63 bytes, no '/', spaces or control "
+			"characters, not '.' or '..')",
+			name);
 	if (!strcmp(name, GM_BY_PID))
-		return perr(p, EINVAL, "guest name '%s' is reserved for the by-pid view", name);
+		return perr(p, EINVAL, "guest name '%s' is reserved for the by-pid view",
+			    name);
 	for (size_t i = 0; i < cfg->nr_guests; i++)
 		if (!strcmp(cfg->guests[i].name, name))
 			return perr(p, EEXIST, "guest '%s' is defined twice", name);
@@ -235,7 +242,8 @@ static int add_disk(struct parser *p, const char *val)
 		fmt = GM_FMT_QCOW2;
 	else
 		return perr(p, EINVAL,
-			    "'disk' wants a format (raw or qcow2) then a path, not '%s'", val);
+			    "'disk' wants a format (raw or qcow2) then a path, not '%s'",
+			    val);
 	path = val + flen;
 	path += strspn(path, " \t");
 	if (*path != '/')
@@ -247,11 +255,13 @@ static int add_disk(struct parser *p, const char *val)
 
 		for (size_t d = 0; d < o->nr_disks; d++)
 			if (!strcmp(o->disks[d].path, path))
-				return perr(p, EEXIST, "disk %s is already listed for guest '%s'",
+				return perr(p, EEXIST,
+					    "disk %s is already listed for guest '%s'",
 					    path, o->name);
 	}
 	if (g->nr_disks >= GM_MAX_DISKS)
-		return perr(p, E2BIG, "too many disks for one guest (the limit is %d)", GM_MAX_DISKS);
+		return perr(p, E2BIG, "too many disks for one guest (the limit is %d)",
+			    GM_MAX_DISKS);
 	g->disks[g->nr_disks].path = strdup(path);
 	if (!g->disks[g->nr_disks].path)
 		return -ENOMEM;
@@ -267,28 +277,31 @@ static int set_label(struct parser *p, const char *val)
 
 	ctx += strspn(ctx, " \t");
 	if (!*ctx || klen >= sizeof(kind))
-		return perr(p, EINVAL, "'label' wants a file kind and an SELinux context, not '%s'",
+		return perr(p, EINVAL,
+			    "'label' wants a file kind and an SELinux context, not '%s'",
 			    val);
 	memcpy(kind, val, klen);
 	kind[klen] = '\0';
 	if (!context_valid(ctx))
-		return perr(p, EINVAL, "'%s' is not an SELinux context (user:role:type:level)",
-			    ctx);
+		return perr(p, EINVAL,
+			    "'%s' is not an SELinux context (user:role:type:level)", ctx);
 	for (int k = 0; k < GM_KIND_NR; k++)
 		if (!strcmp(kind, kind_names[k]))
 			return set_string(&p->cfg->labels[k], ctx);
-	return perr(p, EINVAL,
-		    "unknown file kind '%s' (default, dir, kallsyms, system-map, vmlinux, "
-		    "vmlinuz, modules, module, config, version, build-id, info)",
-		    kind);
+	return perr(
+		p, EINVAL,
+		"unknown file kind '%s' (default, dir, kallsyms, system-map, vmlinux, "
+		"vmlinuz, modules, module, config, version, build-id, info)",
+		kind);
 }
 
 static int global(struct parser *p, const char *key)
 {
 	if (p->guest)
-		return perr(p, EINVAL,
-			    "'%s' is a global setting: put it before the first 'guest' block",
-			    key);
+		return perr(
+			p, EINVAL,
+			"'%s' is a global setting: put it before the first 'guest' block",
+			key);
 	return 0;
 }
 
@@ -305,13 +318,14 @@ static int directive(struct parser *p, const char *key, const char *val)
 		if (!p->guest)
 			return perr(p, EINVAL, "'kernel' outside a 'guest' block");
 		if (p->guest->kernel)
-			return perr(p, EEXIST, "second 'kernel' for guest '%s'", p->guest->name);
+			return perr(p, EEXIST, "second 'kernel' for guest '%s'",
+				    p->guest->name);
 		if (!gm_version_valid(val))
 			return perr(p, EINVAL, "invalid kernel version '%s'", val);
 		return set_string(&p->guest->kernel, val);
 	}
-	if (strcmp(key, "cache") && strcmp(key, "mountpoint") && strcmp(key, "appliance") &&
-	    strcmp(key, "overlay") &&
+	if (strcmp(key, "cache") && strcmp(key, "mountpoint") &&
+	    strcmp(key, "appliance") && strcmp(key, "overlay") &&
 	    strcmp(key, "inspect") && strcmp(key, "max-file-size") &&
 	    strcmp(key, "max-total-size") && strcmp(key, "max-files") &&
 	    strcmp(key, "max-kernels") && strcmp(key, "label"))
@@ -323,26 +337,29 @@ static int directive(struct parser *p, const char *key, const char *val)
 	if (!strcmp(key, "cache") || !strcmp(key, "mountpoint")) {
 		if (*val != '/')
 			return perr(p, EINVAL, "path must be absolute, not '%s'", val);
-		return set_string(!strcmp(key, "cache") ? &cfg->cache_dir : &cfg->mountpoint,
-				  val);
+		return set_string(
+			!strcmp(key, "cache") ? &cfg->cache_dir : &cfg->mountpoint, val);
 	}
 	if (!strcmp(key, "appliance")) {
 		if (strcmp(val, "shared") && strcmp(val, "per-guest"))
-			return perr(p, EINVAL, "'appliance' is 'per-guest' or 'shared', not '%s'",
+			return perr(p, EINVAL,
+				    "'appliance' is 'per-guest' or 'shared', not '%s'",
 				    val);
 		cfg->shared_appliance = !strcmp(val, "shared");
 		return 0;
 	}
 	if (!strcmp(key, "overlay")) {
 		if (strcmp(val, "private") && strcmp(val, "libguestfs"))
-			return perr(p, EINVAL, "'overlay' is 'private' or 'libguestfs', not '%s'",
+			return perr(p, EINVAL,
+				    "'overlay' is 'private' or 'libguestfs', not '%s'",
 				    val);
 		cfg->libguestfs_overlay = !strcmp(val, "libguestfs");
 		return 0;
 	}
 	if (!strcmp(key, "inspect")) {
 		if (strcmp(val, "startup") && strcmp(val, "on-access"))
-			return perr(p, EINVAL, "'inspect' is 'startup' or 'on-access', not '%s'",
+			return perr(p, EINVAL,
+				    "'inspect' is 'startup' or 'on-access', not '%s'",
 				    val);
 		cfg->lazy = !strcmp(val, "on-access");
 		return 0;
@@ -351,9 +368,12 @@ static int directive(struct parser *p, const char *key, const char *val)
 		uint64_t v;
 
 		if (gm_parse_size(val, &v) || v < 4096)
-			return perr(p, EINVAL, "bad size '%s' (a number of bytes, at least 4096, "
-				    "with an optional K, M, G or T suffix)", val);
-		*(!strcmp(key, "max-file-size") ? &cfg->max_file_size : &cfg->max_total_size) = v;
+			return perr(p, EINVAL,
+				    "bad size '%s' (a number of bytes, at least 4096, "
+				    "with an optional K, M, G or T suffix)",
+				    val);
+		*(!strcmp(key, "max-file-size") ? &cfg->max_file_size
+						: &cfg->max_total_size) = v;
 		return 0;
 	}
 	if (!strcmp(key, "max-files"))
@@ -389,13 +409,14 @@ static int parse_line(struct parser *p, char *line)
 int gm_config_parse(const char *text, size_t len, const char *what, struct gm_config *cfg,
 		    struct kp_err *err)
 {
-	struct parser p = { .what = what, .cfg = cfg, .err = err };
+	struct parser p = {.what = what, .cfg = cfg, .err = err};
 	const char *pos = text, *end = text + len;
 	char *line;
 	int ret = 0;
 
 	if (memchr(text, '\0', len))
-		return kp_errorf(err, EINVAL, "%s: contains a NUL byte (not a text file)", what);
+		return kp_errorf(err, EINVAL, "%s: contains a NUL byte (not a text file)",
+				 what);
 	line = malloc(GM_MAX_LINE + 1);
 	if (!line)
 		return kp_errorf(err, ENOMEM, "%s: out of memory", what);
@@ -421,7 +442,8 @@ int gm_config_parse(const char *text, size_t len, const char *what, struct gm_co
 	for (size_t i = 0; !ret && i < cfg->nr_guests; i++) {
 		if (!cfg->guests[i].nr_disks) {
 			p.line = cfg->guests[i].line;
-			ret = perr(&p, EINVAL, "guest '%s' has no 'disk'", cfg->guests[i].name);
+			ret = perr(&p, EINVAL, "guest '%s' has no 'disk'",
+				   cfg->guests[i].name);
 		}
 	}
 	return ret;

@@ -70,7 +70,7 @@ static int gm_opendir(const char *path, struct fuse_file_info *fi)
 static int gm_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
 		      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
 {
-	struct fill_ctx c = { .buf = buf, .filler = filler };
+	struct fill_ctx c = {.buf = buf, .filler = filler};
 
 	(void)off;
 	(void)fi;
@@ -193,56 +193,117 @@ static void *gm_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 
 /* --- everything that would write ---------------------------------------------------- */
 
-static int ro_mknod(const char *p, mode_t m, dev_t d) { (void)p; (void)m; (void)d; return -EROFS; }
-static int ro_mkdir(const char *p, mode_t m) { (void)p; (void)m; return -EROFS; }
-static int ro_unlink(const char *p) { (void)p; return -EROFS; }
-static int ro_rmdir(const char *p) { (void)p; return -EROFS; }
-static int ro_symlink(const char *a, const char *b) { (void)a; (void)b; return -EROFS; }
-static int ro_rename(const char *a, const char *b, unsigned int f)
+static int ro_mknod(const char *p, mode_t m, dev_t d)
 {
-	(void)a; (void)b; (void)f;
+	(void)p;
+	(void)m;
+	(void)d;
 	return -EROFS;
 }
-static int ro_link(const char *a, const char *b) { (void)a; (void)b; return -EROFS; }
+static int ro_mkdir(const char *p, mode_t m)
+{
+	(void)p;
+	(void)m;
+	return -EROFS;
+}
+static int ro_unlink(const char *p)
+{
+	(void)p;
+	return -EROFS;
+}
+static int ro_rmdir(const char *p)
+{
+	(void)p;
+	return -EROFS;
+}
+static int ro_symlink(const char *a, const char *b)
+{
+	(void)a;
+	(void)b;
+	return -EROFS;
+}
+static int ro_rename(const char *a, const char *b, unsigned int f)
+{
+	(void)a;
+	(void)b;
+	(void)f;
+	return -EROFS;
+}
+static int ro_link(const char *a, const char *b)
+{
+	(void)a;
+	(void)b;
+	return -EROFS;
+}
 static int ro_chmod(const char *p, mode_t m, struct fuse_file_info *fi)
 {
-	(void)p; (void)m; (void)fi;
+	(void)p;
+	(void)m;
+	(void)fi;
 	return -EROFS;
 }
 static int ro_chown(const char *p, uid_t u, gid_t g, struct fuse_file_info *fi)
 {
-	(void)p; (void)u; (void)g; (void)fi;
+	(void)p;
+	(void)u;
+	(void)g;
+	(void)fi;
 	return -EROFS;
 }
 static int ro_truncate(const char *p, off_t o, struct fuse_file_info *fi)
 {
-	(void)p; (void)o; (void)fi;
+	(void)p;
+	(void)o;
+	(void)fi;
 	return -EROFS;
 }
-static int ro_write(const char *p, const char *b, size_t s, off_t o, struct fuse_file_info *fi)
+static int ro_write(const char *p, const char *b, size_t s, off_t o,
+		    struct fuse_file_info *fi)
 {
-	(void)p; (void)b; (void)s; (void)o; (void)fi;
+	(void)p;
+	(void)b;
+	(void)s;
+	(void)o;
+	(void)fi;
 	return -EROFS;
 }
 static int ro_create(const char *p, mode_t m, struct fuse_file_info *fi)
 {
-	(void)p; (void)m; (void)fi;
+	(void)p;
+	(void)m;
+	(void)fi;
 	return -EROFS;
 }
-static int ro_utimens(const char *p, const struct timespec tv[2], struct fuse_file_info *fi)
+static int ro_utimens(const char *p, const struct timespec tv[2],
+		      struct fuse_file_info *fi)
 {
-	(void)p; (void)tv; (void)fi;
+	(void)p;
+	(void)tv;
+	(void)fi;
 	return -EROFS;
 }
 static int ro_setxattr(const char *p, const char *n, const char *v, size_t s, int f)
 {
-	(void)p; (void)n; (void)v; (void)s; (void)f;
+	(void)p;
+	(void)n;
+	(void)v;
+	(void)s;
+	(void)f;
 	return -EROFS;
 }
-static int ro_removexattr(const char *p, const char *n) { (void)p; (void)n; return -EROFS; }
+static int ro_removexattr(const char *p, const char *n)
+{
+	(void)p;
+	(void)n;
+	return -EROFS;
+}
 static int ro_fallocate(const char *p, int m, off_t o, off_t l, struct fuse_file_info *fi)
 {
-	(void)p; (void)m; (void)o; (void)l; (void)fi;
+	(void)p;
+	(void)m;
+	(void)o;
+	(void)l;
+	(void)fi;
 	return -EROFS;
 }
 

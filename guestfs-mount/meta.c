@@ -65,7 +65,8 @@ void gm_meta_note(struct gm_meta *m, const char *fmt, ...)
 
 static int kernel_newer_first(const void *a, const void *b)
 {
-	return strverscmp(((const struct gm_kernel *)b)->ver, ((const struct gm_kernel *)a)->ver);
+	return strverscmp(((const struct gm_kernel *)b)->ver,
+			  ((const struct gm_kernel *)a)->ver);
 }
 
 void gm_meta_sort_kernels(struct gm_meta *m)
@@ -97,8 +98,11 @@ int gm_meta_save(const struct gm_meta *m, const char *path)
 	fprintf(f, "format 1\n");
 	if (m->error[0])
 		fprintf(f, "error %s\n", m->error);
-	fprintf(f, "os %s\ndistro %s\nproduct %s\nosversion %s\nhostname %s\narch %s\nroot %s\n",
-		m->os, m->distro, m->product, m->osversion, m->hostname, m->arch, m->root);
+	fprintf(f,
+		"os %s\ndistro %s\nproduct %s\nosversion %s\nhostname %s\narch %s\nroot "
+		"%s\n",
+		m->os, m->distro, m->product, m->osversion, m->hostname, m->arch,
+		m->root);
 	for (size_t i = 0; i < m->nr_mounts; i++)
 		fprintf(f, "mount %s %s\n", m->mounts[i][0], m->mounts[i][1]);
 	fprintf(f, "files %" PRIu64 "\nbytes %" PRIu64 "\ninspected-at %lld\n", m->files,
@@ -112,10 +116,11 @@ int gm_meta_save(const struct gm_meta *m, const char *path)
 
 		fprintf(f, "kernel %s\n", k->ver);
 		fprintf(f, "k-vmlinuz %s\n", k->vmlinuz);
-		fprintf(f, "k-files %d %d %d %d %d %d %d\n", k->has_vmlinuz, k->has_config,
-			k->has_sysmap, k->has_debug_vmlinux, k->has_debug_sysmap,
-			k->sysmap_placeholder, k->debug_mismatch);
-		fprintf(f, "k-symbols %s %" PRIu64 "\n", gm_symsrc_name(k->symsrc), k->nr_syms);
+		fprintf(f, "k-files %d %d %d %d %d %d %d\n", k->has_vmlinuz,
+			k->has_config, k->has_sysmap, k->has_debug_vmlinux,
+			k->has_debug_sysmap, k->sysmap_placeholder, k->debug_mismatch);
+		fprintf(f, "k-symbols %s %" PRIu64 "\n", gm_symsrc_name(k->symsrc),
+			k->nr_syms);
 		if (k->build_id[0])
 			fprintf(f, "k-build-id %s\n", k->build_id);
 		fprintf(f, "k-modules %u %u\n", k->nr_modules, k->modules_bad);
@@ -143,7 +148,8 @@ int gm_meta_load(struct gm_meta *m, const char *path)
 	ret = kp_read_file(path, 16 << 20, &text, &len, NULL);
 	if (ret)
 		return ret;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
 		char *val = strchr(line, ' ');
 		int a[7];
 
@@ -176,8 +182,10 @@ int gm_meta_load(struct gm_meta *m, const char *path)
 			if (!dev)
 				goto bad;
 			*dev++ = '\0';
-			copy_val(m->mounts[m->nr_mounts][0], sizeof(m->mounts[0][0]), val);
-			copy_val(m->mounts[m->nr_mounts++][1], sizeof(m->mounts[0][1]), dev);
+			copy_val(m->mounts[m->nr_mounts][0], sizeof(m->mounts[0][0]),
+				 val);
+			copy_val(m->mounts[m->nr_mounts++][1], sizeof(m->mounts[0][1]),
+				 dev);
 		} else if (!strcmp(line, "files")) {
 			m->files = strtoull(val, NULL, 10);
 		} else if (!strcmp(line, "bytes")) {
@@ -185,8 +193,8 @@ int gm_meta_load(struct gm_meta *m, const char *path)
 		} else if (!strcmp(line, "inspected-at")) {
 			m->inspected_at = (time_t)strtoll(val, NULL, 10);
 		} else if (!strcmp(line, "times")) {
-			sscanf(val, "%lf %lf %lf %lf", &m->launch_s, &m->inspect_s, &m->extract_s,
-			       &m->derive_s);
+			sscanf(val, "%lf %lf %lf %lf", &m->launch_s, &m->inspect_s,
+			       &m->extract_s, &m->derive_s);
 		} else if (!strcmp(line, "note") && m->nr_notes < GM_MAX_NOTES) {
 			copy_val(m->notes[m->nr_notes++], sizeof(m->notes[0]), val);
 		} else if (!strcmp(line, "kernel")) {
@@ -198,8 +206,8 @@ int gm_meta_load(struct gm_meta *m, const char *path)
 			if (!strcmp(line, "k-vmlinuz")) {
 				copy_val(k->vmlinuz, sizeof(k->vmlinuz), val);
 			} else if (!strcmp(line, "k-files")) {
-				if (sscanf(val, "%d %d %d %d %d %d %d", &a[0], &a[1], &a[2], &a[3],
-					   &a[4], &a[5], &a[6]) != 7)
+				if (sscanf(val, "%d %d %d %d %d %d %d", &a[0], &a[1],
+					   &a[2], &a[3], &a[4], &a[5], &a[6]) != 7)
 					goto bad;
 				k->has_vmlinuz = a[0];
 				k->has_config = a[1];
@@ -219,7 +227,8 @@ int gm_meta_load(struct gm_meta *m, const char *path)
 			} else if (!strcmp(line, "k-build-id")) {
 				copy_val(k->build_id, sizeof(k->build_id), val);
 			} else if (!strcmp(line, "k-modules")) {
-				if (sscanf(val, "%u %u", &k->nr_modules, &k->modules_bad) != 2)
+				if (sscanf(val, "%u %u", &k->nr_modules,
+					   &k->modules_bad) != 2)
 					goto bad;
 			} else if (!strcmp(line, "k-error")) {
 				copy_val(k->error, sizeof(k->error), val);
@@ -272,16 +281,20 @@ static void symbols_line(struct gm_buf *b, const struct gm_kernel *k)
 
 static void kernel_files(struct gm_buf *b, const struct gm_kernel *k, bool json)
 {
-	const char *names[] = { "vmlinuz", "config", "System.map", "debug-vmlinux",
-				"debug-System.map" };
-	bool has[] = { k->has_vmlinuz, k->has_config, k->has_sysmap && !k->sysmap_placeholder,
-		       k->has_debug_vmlinux, k->has_debug_sysmap };
+	const char *names[] = {"vmlinuz", "config", "System.map", "debug-vmlinux",
+			       "debug-System.map"};
+	bool has[] = {k->has_vmlinuz, k->has_config,
+		      k->has_sysmap && !k->sysmap_placeholder, k->has_debug_vmlinux,
+		      k->has_debug_sysmap};
 	bool first = true;
 
 	for (size_t i = 0; i < sizeof(has) / sizeof(has[0]); i++) {
 		if (!has[i])
 			continue;
-		gm_buf_printf(b, json ? "%s\"%s\"" : "%s%s", first ? "" : json ? ", " : " ",
+		gm_buf_printf(b, json ? "%s\"%s\"" : "%s%s",
+			      first  ? ""
+			      : json ? ", "
+				     : " ",
 			      names[i]);
 		first = false;
 	}
@@ -308,9 +321,11 @@ void gm_info_text(struct gm_buf *b, const struct gm_info_ctx *c)
 		return;
 	if (!m->root[0])
 		goto tail;
-	gm_buf_printf(b, "os: %s\ndistro: %s\nproduct: %s\nversion: %s\nhostname: %s\narch: %s\n",
-		      or_dash(m->os), or_dash(m->distro), or_dash(m->product),
-		      or_dash(m->osversion), or_dash(m->hostname), or_dash(m->arch));
+	gm_buf_printf(
+		b,
+		"os: %s\ndistro: %s\nproduct: %s\nversion: %s\nhostname: %s\narch: %s\n",
+		or_dash(m->os), or_dash(m->distro), or_dash(m->product),
+		or_dash(m->osversion), or_dash(m->hostname), or_dash(m->arch));
 	gm_buf_printf(b, "root: %s\n", or_dash(m->root));
 	for (size_t i = 0; i < m->nr_mounts; i++)
 		gm_buf_printf(b, "mount: %s on %s\n", m->mounts[i][1], m->mounts[i][0]);
@@ -319,7 +334,8 @@ void gm_info_text(struct gm_buf *b, const struct gm_info_ctx *c)
 		gm_buf_printf(b, " %s", m->kernels[i].ver);
 	gm_buf_printf(b, "%s\n", m->nr_kernels ? "" : " none");
 	if (c->def) {
-		gm_buf_printf(b, "kernel: %s (%s)\nsymbols: ", c->def->ver, or_dash(c->def_why));
+		gm_buf_printf(b, "kernel: %s (%s)\nsymbols: ", c->def->ver,
+			      or_dash(c->def_why));
 		symbols_line(b, c->def);
 		gm_buf_printf(b, "\nbuild-id: %s\n", or_dash(c->def->build_id));
 	} else if (m->nr_kernels) {
@@ -344,10 +360,13 @@ tail:
 		gmtime_r(&m->inspected_at, &tm);
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	}
-	gm_buf_printf(b, "copied: %" PRIu64 " files, %" PRIu64 " bytes\n", m->files, m->bytes);
-	gm_buf_printf(b, "inspected: %s (appliance launch %.1f s, inspection %.1f s, copy %.1f s, "
-		      "symbols %.1f s)\n", when, m->launch_s, m->inspect_s, m->extract_s,
-		      m->derive_s);
+	gm_buf_printf(b, "copied: %" PRIu64 " files, %" PRIu64 " bytes\n", m->files,
+		      m->bytes);
+	gm_buf_printf(
+		b,
+		"inspected: %s (appliance launch %.1f s, inspection %.1f s, copy %.1f s, "
+		"symbols %.1f s)\n",
+		when, m->launch_s, m->inspect_s, m->extract_s, m->derive_s);
 	if (c->key)
 		gm_buf_printf(b, "cache: %s\n", c->key);
 	for (size_t i = 0; i < m->nr_notes; i++)
@@ -373,7 +392,8 @@ void gm_info_json(struct gm_buf *b, const struct gm_info_ctx *c)
 	for (size_t i = 0; i < c->conf->nr_disks; i++) {
 		gm_buf_printf(b, "%s{\"path\": ", i ? ", " : "");
 		gm_buf_json_string(b, c->conf->disks[i].path);
-		gm_buf_printf(b, ", \"format\": \"%s\"", gm_format_name(c->conf->disks[i].format));
+		gm_buf_printf(b, ", \"format\": \"%s\"",
+			      gm_format_name(c->conf->disks[i].format));
 		if (c->disk_sizes)
 			gm_buf_printf(b, ", \"size\": %" PRIu64, c->disk_sizes[i]);
 		gm_buf_printf(b, "}");
@@ -408,27 +428,33 @@ void gm_info_json(struct gm_buf *b, const struct gm_info_ctx *c)
 
 		gm_buf_printf(b, "%s\n    {\"version\": ", i ? "," : "");
 		gm_buf_json_string(b, k->ver);
-		gm_buf_printf(b, ", \"default\": %s, \"image\": ", k == c->def ? "true" : "false");
+		gm_buf_printf(b, ", \"default\": %s, \"image\": ",
+			      k == c->def ? "true" : "false");
 		gm_buf_json_string(b, k->vmlinuz[0] ? k->vmlinuz : NULL);
 		gm_buf_printf(b, ", \"files\": [");
 		kernel_files(b, k, true);
 		gm_buf_printf(b, "], \"system_map_placeholder\": %s",
 			      k->sysmap_placeholder ? "true" : "false");
-		gm_buf_printf(b, ", \"symbols\": {\"source\": \"%s\", \"count\": %" PRIu64,
+		gm_buf_printf(b,
+			      ", \"symbols\": {\"source\": \"%s\", \"count\": %" PRIu64,
 			      gm_symsrc_name(k->symsrc), k->nr_syms);
 		gm_buf_printf(b, ", \"error\": ");
 		gm_buf_json_string(b, k->error[0] ? k->error : NULL);
 		gm_buf_printf(b, "}, \"build_id\": ");
 		gm_buf_json_string(b, k->build_id[0] ? k->build_id : NULL);
-		gm_buf_printf(b, ", \"modules\": %u, \"modules_unreadable\": %u}", k->nr_modules,
-			      k->modules_bad);
+		gm_buf_printf(b, ", \"modules\": %u, \"modules_unreadable\": %u}",
+			      k->nr_modules, k->modules_bad);
 	}
 	gm_buf_printf(b, "%s],\n", m->nr_kernels ? "\n  " : "");
-	gm_buf_printf(b, "  \"copied\": {\"files\": %" PRIu64 ", \"bytes\": %" PRIu64 "},\n",
+	gm_buf_printf(b,
+		      "  \"copied\": {\"files\": %" PRIu64 ", \"bytes\": %" PRIu64 "},\n",
 		      m->files, m->bytes);
 	gm_buf_printf(b, "  \"inspected_at\": %lld,\n", (long long)m->inspected_at);
-	gm_buf_printf(b, "  \"seconds\": {\"launch\": %.2f, \"inspection\": %.2f, \"copy\": %.2f, "
-		      "\"symbols\": %.2f},\n", m->launch_s, m->inspect_s, m->extract_s, m->derive_s);
+	gm_buf_printf(
+		b,
+		"  \"seconds\": {\"launch\": %.2f, \"inspection\": %.2f, \"copy\": %.2f, "
+		"\"symbols\": %.2f},\n",
+		m->launch_s, m->inspect_s, m->extract_s, m->derive_s);
 	json_kv(b, "cache", c->key, true);
 	gm_buf_printf(b, "  \"notes\": [");
 	for (size_t i = 0; i < m->nr_notes; i++) {

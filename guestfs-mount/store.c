@@ -25,10 +25,10 @@
 #include "tree.h"
 #include "util.h"
 
-#define CACHE_FORMAT	 "gm1"
-#define WAIT_SECONDS	 900	/* longest a reader waits for an inspection */
-#define RUNNING_TTL_MS	 1000	/* by-pid listing is re-scanned at most this often */
-#define MAX_RUNNING	 1024
+#define CACHE_FORMAT   "gm1"
+#define WAIT_SECONDS   900  /* longest a reader waits for an inspection */
+#define RUNNING_TTL_MS 1000 /* by-pid listing is re-scanned at most this often */
+#define MAX_RUNNING    1024
 
 enum gm_state {
 	GM_PENDING,
@@ -37,35 +37,36 @@ enum gm_state {
 	GM_ERROR,
 };
 
-static const char *const state_names[] = { "pending", "inspecting", "ready", "error" };
+static const char *const state_names[] = {"pending", "inspecting", "ready", "error"};
 
 struct gm_guest {
 	const struct gm_guest_conf *conf;
 	enum gm_state state;
-	bool queued;		/* wants (re-)inspection */
-	bool refresh;		/* ignore its cached inspection (--refresh), once */
+	bool queued;  /* wants (re-)inspection */
+	bool refresh; /* ignore its cached inspection (--refresh), once */
 	char error[512];
-	char key[17];		/* cache key of the last identification */
-	struct gm_ident ident;	/* disks' device and inode, for by-pid */
+	char key[17];	       /* cache key of the last identification */
+	struct gm_ident ident; /* disks' device and inode, for by-pid */
 	uint64_t sizes[GM_MAX_DISKS];
-	uint64_t vsizes[GM_MAX_DISKS];	/* what the appliance must see */
-	const char *looks_like[GM_MAX_DISKS];	/* image format a disk's content starts like */
+	uint64_t vsizes[GM_MAX_DISKS]; /* what the appliance must see */
+	const char
+		*looks_like[GM_MAX_DISKS]; /* image format a disk's content starts like */
 	struct gm_meta meta;
 	bool have_meta;
-	struct gm_tree *tree;	/* never NULL after init */
+	struct gm_tree *tree; /* never NULL after init */
 };
 
 static struct {
 	const struct gm_config *cfg;
 	pthread_mutex_t lock;
-	pthread_cond_t changed;	/* a guest's state changed */
+	pthread_cond_t changed; /* a guest's state changed */
 	pthread_cond_t work;	/* the worker has something to do */
 	struct gm_guest *guests;
 	size_t nr;
 	pthread_t worker;
 	bool started, stop, worker_done;
 	volatile sig_atomic_t recheck;
-	pthread_mutex_t make_lock;	/* files made on first use */
+	pthread_mutex_t make_lock; /* files made on first use */
 	time_t start_time;
 	struct gm_tree *graveyard;
 	/* by-pid scan, cached briefly */
@@ -85,7 +86,8 @@ const char *gm_store_label(enum gm_kind kind)
 	return gm_config_label(S.cfg, kind);
 }
 
-/* --- disks and the cache key ---------------------------------------------------------- */
+/* --- disks and the cache key ----------------------------------------------------------
+ */
 
 static void fnv(uint64_t *h, const void *p, size_t n)
 {
@@ -106,16 +108,21 @@ static void make_key(const struct gm_guest_conf *gc, const struct gm_disk_info *
 		     char key[17])
 {
 	const struct gm_config *cfg = S.cfg;
-	uint64_t h = 0xcbf29ce484222325ULL, v[4] = { cfg->max_file_size, cfg->max_total_size,
-						     cfg->max_files, cfg->max_kernels };
+	uint64_t h = 0xcbf29ce484222325ULL,
+		 v[4] = {cfg->max_file_size, cfg->max_total_size, cfg->max_files,
+			 cfg->max_kernels};
 
 	fnv_str(&h, CACHE_FORMAT);
 	fnv_str(&h, gc->name);
 	fnv(&h, v, sizeof(v));
 	for (size_t i = 0; i < gc->nr_disks; i++) {
-		uint64_t d[7] = { (uint64_t)ids[i].dev, (uint64_t)ids[i].ino, (uint64_t)ids[i].rdev,
-				  ids[i].size, (uint64_t)ids[i].mtime.tv_sec,
-				  (uint64_t)ids[i].mtime.tv_nsec, gc->disks[i].format };
+		uint64_t d[7] = {(uint64_t)ids[i].dev,
+				 (uint64_t)ids[i].ino,
+				 (uint64_t)ids[i].rdev,
+				 ids[i].size,
+				 (uint64_t)ids[i].mtime.tv_sec,
+				 (uint64_t)ids[i].mtime.tv_nsec,
+				 gc->disks[i].format};
 
 		fnv_str(&h, gc->disks[i].path);
 		fnv(&h, d, sizeof(d));
@@ -129,8 +136,8 @@ static int identify(struct gm_guest *g, char *msg, size_t size)
 	struct gm_disk_info ids[GM_MAX_DISKS];
 
 	for (size_t i = 0; i < g->conf->nr_disks; i++) {
-		if (gm_disk_identify(&g->conf->disks[i], S.cfg->libguestfs_overlay, &ids[i], msg,
-				     size))
+		if (gm_disk_identify(&g->conf->disks[i], S.cfg->libguestfs_overlay,
+				     &ids[i], msg, size))
 			return -1;
 	}
 	g->ident.nr = g->conf->nr_disks;
@@ -145,7 +152,8 @@ static int identify(struct gm_guest *g, char *msg, size_t size)
 	return 0;
 }
 
-/* --- the cache folder ---------------------------------------------------------------- */
+/* --- the cache folder ----------------------------------------------------------------
+ */
 
 static int prepare_cache(const char *dir, struct kp_err *err)
 {
@@ -161,19 +169,22 @@ static int prepare_cache(const char *dir, struct kp_err *err)
 		*slash = '\0';
 		ret = gm_mkdirs(parent, 0755);
 		if (ret)
-			return kp_errorf(err, -ret, "cache %s: %s", parent, strerror(-ret));
+			return kp_errorf(err, -ret, "cache %s: %s", parent,
+					 strerror(-ret));
 	}
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return kp_errorf(err, errno, "cache %s: %s", dir, strerror(errno));
 	if (lstat(dir, &st))
 		return kp_errorf(err, errno, "cache %s: %s", dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return kp_errorf(err, ENOTDIR, "cache %s: not a folder (a symlink?)", dir);
+		return kp_errorf(err, ENOTDIR, "cache %s: not a folder (a symlink?)",
+				 dir);
 	if (st.st_uid != geteuid())
 		return kp_errorf(err, EPERM, "cache %s: owned by uid %u, not by us", dir,
 				 (unsigned)st.st_uid);
 	if ((st.st_mode & 07777) != 0700 && chmod(dir, 0700))
-		return kp_errorf(err, errno, "cache %s: chmod 0700: %s", dir, strerror(errno));
+		return kp_errorf(err, errno, "cache %s: chmod 0700: %s", dir,
+				 strerror(errno));
 	/* Leftovers of inspections that were interrupted. */
 	d = opendir(dir);
 	while (d && (de = readdir(d))) {
@@ -199,14 +210,16 @@ static void remember_key(const struct gm_guest *g, const char *key)
 	char path[4096], old[64] = "", *buf;
 	size_t len;
 
-	if (gm_path(path, sizeof(path), "%s/by-name", S.cfg->cache_dir) || gm_mkdirs(path, 0700) ||
+	if (gm_path(path, sizeof(path), "%s/by-name", S.cfg->cache_dir) ||
+	    gm_mkdirs(path, 0700) ||
 	    gm_path(path, sizeof(path), "%s/by-name/%s", S.cfg->cache_dir, g->conf->name))
 		return;
 	if (!kp_read_file(path, 64, &buf, &len, NULL)) {
 		snprintf(old, sizeof(old), "%.*s", (int)strcspn(buf, "\n"), buf);
 		free(buf);
 	}
-	if (old[0] && strcmp(old, key) && strspn(old, "0123456789abcdef") == 16 && !old[16]) {
+	if (old[0] && strcmp(old, key) && strspn(old, "0123456789abcdef") == 16 &&
+	    !old[16]) {
 		char dir[4096];
 
 		if (!key_dir(dir, sizeof(dir), old))
@@ -215,7 +228,8 @@ static void remember_key(const struct gm_guest *g, const char *key)
 	gm_write_file(path, key, strlen(key));
 }
 
-/* --- publishing a guest's state -------------------------------------------------------- */
+/* --- publishing a guest's state --------------------------------------------------------
+ */
 
 static const struct gm_kernel *default_kernel(const struct gm_guest_conf *gc,
 					      const struct gm_meta *m, const char **why,
@@ -227,7 +241,7 @@ static const struct gm_kernel *default_kernel(const struct gm_guest_conf *gc,
 	if (!m->nr_kernels)
 		return NULL;
 	if (gc->kernel) {
-		struct gm_buf b = { 0 };
+		struct gm_buf b = {0};
 
 		k = gm_meta_kernel(m, gc->kernel);
 		if (k) {
@@ -236,7 +250,8 @@ static const struct gm_kernel *default_kernel(const struct gm_guest_conf *gc,
 		}
 		for (size_t i = 0; i < m->nr_kernels; i++)
 			gm_buf_printf(&b, "%s%s", i ? ", " : "", m->kernels[i].ver);
-		snprintf(err, err_size, "configured kernel %s is not installed (installed: %s)",
+		snprintf(err, err_size,
+			 "configured kernel %s is not installed (installed: %s)",
 			 gc->kernel, b.data ? b.data : "");
 		gm_buf_release(&b);
 		return NULL;
@@ -252,8 +267,8 @@ static const struct gm_kernel *default_kernel(const struct gm_guest_conf *gc,
 static void publish(struct gm_guest *g, enum gm_state state, const char *error,
 		    struct gm_meta *meta, const char *keydir)
 {
-	struct gm_info_ctx c = { .conf = g->conf };
-	struct gm_buf info = { 0 }, json = { 0 };
+	struct gm_info_ctx c = {.conf = g->conf};
+	struct gm_buf info = {0}, json = {0};
 	char kerr[512] = "", fullerr[1024];
 	const struct gm_kernel *def = NULL;
 	struct gm_tree *t;
@@ -263,8 +278,8 @@ static void publish(struct gm_guest *g, enum gm_state state, const char *error,
 		if (!def && !kerr[0])
 			snprintf(kerr, sizeof(kerr), "no kernel");
 		else if (def && def->symsrc == GM_SYMS_NONE)
-			snprintf(kerr, sizeof(kerr), "kernel %s: no symbols: %s", def->ver,
-				 def->error[0] ? def->error : "unknown reason");
+			snprintf(kerr, sizeof(kerr), "kernel %s: no symbols: %s",
+				 def->ver, def->error[0] ? def->error : "unknown reason");
 		if (kerr[0]) {
 			state = GM_ERROR;
 			error = kerr;
@@ -276,11 +291,13 @@ static void publish(struct gm_guest *g, enum gm_state state, const char *error,
 		for (size_t i = 0; i < g->conf->nr_disks; i++)
 			like = like ? like : g->looks_like[i];
 		snprintf(fullerr, sizeof(fullerr), "%s%s%s%s", error,
-			 like && strstr(error, "no operating system") ?
-				 " (a disk configured as raw starts like a " : "",
+			 like && strstr(error, "no operating system")
+				 ? " (a disk configured as raw starts like a "
+				 : "",
 			 like && strstr(error, "no operating system") ? like : "",
-			 like && strstr(error, "no operating system") ?
-				 " image: is that its format?)" : "");
+			 like && strstr(error, "no operating system")
+				 ? " image: is that its format?)"
+				 : "");
 		error = fullerr;
 		gm_log("%s: error: %s", g->conf->name, error);
 	}
@@ -294,8 +311,8 @@ static void publish(struct gm_guest *g, enum gm_state state, const char *error,
 	gm_info_json(&json, &c);
 	t = gm_tree_build(g->conf->name, keydir, meta, def,
 			  meta && meta->inspected_at ? meta->inspected_at : S.start_time,
-			  info.data ? info.data : "", info.len, json.data ? json.data : "",
-			  json.len);
+			  info.data ? info.data : "", info.len,
+			  json.data ? json.data : "", json.len);
 	gm_buf_release(&info);
 	gm_buf_release(&json);
 	if (!t)
@@ -321,7 +338,8 @@ static void publish(struct gm_guest *g, enum gm_state state, const char *error,
 	pthread_mutex_unlock(&S.lock);
 }
 
-/* --- the worker --------------------------------------------------------------------------- */
+/* --- the worker
+ * --------------------------------------------------------------------------- */
 
 struct work {
 	struct gm_guest *g;
@@ -342,7 +360,8 @@ static bool from_cache(struct work *w)
 	    gm_path(path, sizeof(path), "%s/meta", dir) || gm_meta_load(&m, path))
 		return false;
 	gm_log("%s: serving the inspection cached in %s", w->g->conf->name, dir);
-	publish(w->g, m.error[0] ? GM_ERROR : GM_READY, m.error[0] ? m.error : NULL, &m, dir);
+	publish(w->g, m.error[0] ? GM_ERROR : GM_READY, m.error[0] ? m.error : NULL, &m,
+		dir);
 	gm_meta_release(&m);
 	return true;
 }
@@ -356,7 +375,8 @@ static void finish(struct work *w)
 	int ret;
 
 	if (job->ret && !m->error[0]) {
-		/* Not a conclusion about the disk's content: not cached, tried again next time. */
+		/* Not a conclusion about the disk's content: not cached, tried again next
+		 * time. */
 		gm_rm_rf(job->dir);
 		publish(w->g, GM_ERROR, job->error, NULL, NULL);
 		return;
@@ -366,7 +386,8 @@ static void finish(struct work *w)
 	for (size_t i = 0; !job->ret && i < m->nr_kernels; i++) {
 		char kdir[4096];
 
-		if (!gm_path(kdir, sizeof(kdir), "%s/" GM_K_DIR "/%s", job->dir, m->kernels[i].ver))
+		if (!gm_path(kdir, sizeof(kdir), "%s/" GM_K_DIR "/%s", job->dir,
+			     m->kernels[i].ver))
 			gm_derive_kernel(kdir, S.cfg, m, &m->kernels[i]);
 	}
 	m->derive_s = gm_now() - t0;
@@ -389,10 +410,11 @@ static void finish(struct work *w)
 	}
 	remember_key(w->g, w->key);
 	if (!job->ret)
-		gm_log("%s: ready: %zu kernel%s, %" PRIu64 " files copied (%.1f MB) in %.1f s, "
-		       "symbols in %.1f s", w->g->conf->name, m->nr_kernels,
-		       m->nr_kernels == 1 ? "" : "s", m->files, (double)m->bytes / 1e6,
-		       m->extract_s, m->derive_s);
+		gm_log("%s: ready: %zu kernel%s, %" PRIu64
+		       " files copied (%.1f MB) in %.1f s, "
+		       "symbols in %.1f s",
+		       w->g->conf->name, m->nr_kernels, m->nr_kernels == 1 ? "" : "s",
+		       m->files, (double)m->bytes / 1e6, m->extract_s, m->derive_s);
 	publish(w->g, job->ret ? GM_ERROR : GM_READY, job->ret ? m->error : NULL, m, dir);
 }
 
@@ -434,7 +456,8 @@ static void run(struct work *ws, size_t n)
 		if (from_cache(w))
 			continue;
 		if (start_job(w)) {
-			publish(w->g, GM_ERROR, "cannot create a folder in the cache", NULL, NULL);
+			publish(w->g, GM_ERROR, "cannot create a folder in the cache",
+				NULL, NULL);
 			continue;
 		}
 		pthread_mutex_lock(&S.lock);
@@ -453,10 +476,12 @@ static void run(struct work *ws, size_t n)
 	for (size_t i = 0; i < n && !S.stop; i++) {
 		struct work *w = &ws[i];
 
-		if (!w->inspect || (S.cfg->shared_appliance && nj > 1 && !w->job.retry_alone))
+		if (!w->inspect ||
+		    (S.cfg->shared_appliance && nj > 1 && !w->job.retry_alone))
 			continue;
 		if (w->job.retry_alone)
-			gm_log("%s: inspecting it alone (%s)", w->g->conf->name, w->job.error);
+			gm_log("%s: inspecting it alone (%s)", w->g->conf->name,
+			       w->job.error);
 		gm_meta_release(&w->job.meta);
 		gm_rm_rf(w->job.dir);
 		mkdir(w->job.dir, 0700);
@@ -491,7 +516,8 @@ static void recheck_disks(void)
 			/* Still the same problem: nothing new to say. */
 			if (g->state != GM_ERROR || strcmp(g->error, msg))
 				g->queued = true;
-		} else if (strcmp(old, g->key) || (g->state == GM_ERROR && !g->have_meta)) {
+		} else if (strcmp(old, g->key) ||
+			   (g->state == GM_ERROR && !g->have_meta)) {
 			gm_log("%s: disk changed: inspecting it again", g->conf->name);
 			g->queued = true;
 		}
@@ -537,7 +563,8 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* --- set-up ----------------------------------------------------------------------------- */
+/* --- set-up
+ * ----------------------------------------------------------------------------- */
 
 int gm_store_init(const struct gm_config *cfg, bool refresh, struct kp_err *err)
 {
@@ -623,7 +650,8 @@ void gm_store_release(void)
 	S.nr = 0;
 }
 
-/* --- lookups (for fs.c) ------------------------------------------------------------------ */
+/* --- lookups (for fs.c)
+ * ------------------------------------------------------------------ */
 
 static struct gm_guest *guest_by_name(const char *name, size_t len)
 {
@@ -708,8 +736,8 @@ struct spot {
 	enum where where;
 	struct gm_node *node;
 	time_t mtime;
-	struct gm_guest *guest;	/* when the node is a guest's folder itself */
-	struct gm_guest *owner;	/* whose tree the node is in */
+	struct gm_guest *guest; /* when the node is a guest's folder itself */
+	struct gm_guest *owner; /* whose tree the node is in */
 	bool by_pid;
 };
 
@@ -786,7 +814,8 @@ static int resolve(const char *path, struct spot *s, bool wait_guest_dir)
 			return 0;
 		}
 		/* info and info.json answer at once, even during an inspection. */
-		if (strcmp(comp, "info") && strcmp(comp, "info.json") && (ret = wait_ready(g)))
+		if (strcmp(comp, "info") && strcmp(comp, "info.json") &&
+		    (ret = wait_ready(g)))
 			return ret;
 		n = gm_node_child(g->tree->root, comp);
 		if (!n)
@@ -810,7 +839,7 @@ static int resolve(const char *path, struct spot *s, bool wait_guest_dir)
 /* Make a file on first use (lock held; dropped while working). */
 static int make(struct gm_node *n)
 {
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	uint64_t size;
 	int ret;
 
@@ -831,11 +860,14 @@ static int make(struct gm_node *n)
 			*slash = '\0';
 		ret = gm_mkdirs(dir, 0700);
 		if (!ret)
-			ret = n->lazy == GM_LAZY_VMLINUX ?
-				      gm_derive_vmlinux(n->src, n->path, S.cfg->max_file_size, &err) :
-				      gm_derive_module(n->src, n->path, S.cfg->max_file_size, &err);
+			ret = n->lazy == GM_LAZY_VMLINUX
+				      ? gm_derive_vmlinux(n->src, n->path,
+							  S.cfg->max_file_size, &err)
+				      : gm_derive_module(n->src, n->path,
+							 S.cfg->max_file_size, &err);
 		if (ret)
-			gm_log("cannot make %s: %s", n->path, err.msg[0] ? err.msg : strerror(-ret));
+			gm_log("cannot make %s: %s", n->path,
+			       err.msg[0] ? err.msg : strerror(-ret));
 		if (!ret && !gm_is_file(n->path, &size))
 			ret = -EIO;
 	}
@@ -883,7 +915,7 @@ int gm_store_stat(const char *path, struct gm_entry *e)
 
 int gm_store_list(const char *path, gm_fill_fn fill, void *ctx)
 {
-	struct gm_entry dir = { .dir = true, .kind = GM_KIND_DIR };
+	struct gm_entry dir = {.dir = true, .kind = GM_KIND_DIR};
 	struct gm_entry e;
 	struct spot s;
 	int ret;
@@ -937,8 +969,8 @@ out:
 }
 
 struct gm_open {
-	int fd;			/* a cache file, or -1 */
-	char *data;		/* a copy of an in-memory file */
+	int fd;	    /* a cache file, or -1 */
+	char *data; /* a copy of an in-memory file */
 	size_t len;
 };
 

@@ -142,7 +142,8 @@ struct gm_node *gm_tree_mem(struct gm_tree *t, struct gm_node *parent, const cha
 
 static int by_name(const void *a, const void *b)
 {
-	const struct gm_node *x = *(struct gm_node *const *)a, *y = *(struct gm_node *const *)b;
+	const struct gm_node *x = *(struct gm_node *const *)a,
+			     *y = *(struct gm_node *const *)b;
 	int c = strcmp(x->name, y->name);
 
 	/* Same name: the plain file first, the one made on first use after it. */
@@ -183,11 +184,13 @@ struct gm_node *gm_node_child(const struct gm_node *dir, const char *name)
 	return NULL;
 }
 
-/* --- building a guest's tree from its cache folder ------------------------------------ */
+/* --- building a guest's tree from its cache folder ------------------------------------
+ */
 
 /* A file of the cache folder, if it exists. */
-static struct gm_node *add_cached(struct gm_tree *t, struct gm_node *dir, const char *name,
-				  enum gm_kind kind, const char *kdir, const char *file)
+static struct gm_node *add_cached(struct gm_tree *t, struct gm_node *dir,
+				  const char *name, enum gm_kind kind, const char *kdir,
+				  const char *file)
 {
 	char path[4096];
 	uint64_t size;
@@ -213,7 +216,8 @@ static struct gm_node *add_lazy(struct gm_tree *t, struct gm_node *dir, const ch
 	return n->src ? n : NULL;
 }
 
-/* Mirror the module tree copied out of the guest; compressed modules served decompressed. */
+/* Mirror the module tree copied out of the guest; compressed modules served decompressed.
+ */
 static int add_module_tree(struct gm_tree *t, struct gm_node *dir, const char *hdir,
 			   const char *kodir, int depth)
 {
@@ -229,7 +233,8 @@ static int add_module_tree(struct gm_tree *t, struct gm_node *dir, const char *h
 		size_t sfx;
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    gm_path(path, sizeof(path), "%s/%s", hdir, de->d_name) || lstat(path, &st))
+		    gm_path(path, sizeof(path), "%s/%s", hdir, de->d_name) ||
+		    lstat(path, &st))
 			continue;
 		if (S_ISDIR(st.st_mode)) {
 			struct gm_node *sub = gm_tree_dir(t, dir, de->d_name);
@@ -251,7 +256,8 @@ static int add_module_tree(struct gm_tree *t, struct gm_node *dir, const char *h
 				ret = -ENOMEM;
 			continue;
 		}
-		snprintf(name, sizeof(name), "%.*s", (int)(strlen(de->d_name) - sfx), de->d_name);
+		snprintf(name, sizeof(name), "%.*s", (int)(strlen(de->d_name) - sfx),
+			 de->d_name);
 		if (gm_path(out, sizeof(out), "%s/%s", kodir, name))
 			continue;
 		if (!add_lazy(t, dir, name, GM_KIND_MODULE, GM_LAZY_MODULE, path, out))
@@ -273,7 +279,8 @@ static int add_kernel(struct gm_tree *t, struct gm_node *dir, const char *kdir,
 	char path[4096], src[4096];
 
 	memset(kf, 0, sizeof(*kf));
-	kf->kallsyms = add_cached(t, dir, "kallsyms", GM_KIND_KALLSYMS, kdir, GM_F_KALLSYMS);
+	kf->kallsyms =
+		add_cached(t, dir, "kallsyms", GM_KIND_KALLSYMS, kdir, GM_F_KALLSYMS);
 	if (k->symsrc == GM_SYMS_SYSTEM_MAP)
 		kf->sysmap = add_cached(t, dir, "System.map", GM_KIND_SYSTEM_MAP, kdir,
 					GM_F_SYSMAP);
@@ -290,8 +297,8 @@ static int add_kernel(struct gm_tree *t, struct gm_node *dir, const char *kdir,
 		if (gm_path(path, sizeof(path), "%s/" GM_F_VMLINUX, kdir) ||
 		    gm_path(src, sizeof(src), "%s/" GM_F_VMLINUZ, kdir))
 			return -ENAMETOOLONG;
-		kf->vmlinux = add_lazy(t, dir, "vmlinux", GM_KIND_VMLINUX, GM_LAZY_VMLINUX, src,
-				       path);
+		kf->vmlinux = add_lazy(t, dir, "vmlinux", GM_KIND_VMLINUX,
+				       GM_LAZY_VMLINUX, src, path);
 		if (!kf->vmlinux)
 			return -ENOMEM;
 	}
@@ -299,7 +306,8 @@ static int add_kernel(struct gm_tree *t, struct gm_node *dir, const char *kdir,
 	kf->modules = add_cached(t, dir, "modules", GM_KIND_MODULES, kdir, GM_F_MODULES);
 	kf->config = add_cached(t, dir, "config", GM_KIND_CONFIG, kdir, GM_F_CONFIG);
 	kf->version = add_cached(t, dir, "version", GM_KIND_VERSION, kdir, GM_F_VERSION);
-	kf->build_id = add_cached(t, dir, "build-id", GM_KIND_BUILD_ID, kdir, GM_F_BUILD_ID);
+	kf->build_id =
+		add_cached(t, dir, "build-id", GM_KIND_BUILD_ID, kdir, GM_F_BUILD_ID);
 	kf->notes = add_cached(t, dir, "notes", GM_KIND_BUILD_ID, kdir, GM_F_NOTES);
 	return 0;
 }
@@ -310,13 +318,14 @@ static void link_if(struct gm_tree *t, struct gm_node *dir, struct gm_node *n)
 		gm_tree_link(t, dir, n);
 }
 
-struct gm_tree *gm_tree_build(const char *name, const char *keydir, const struct gm_meta *meta,
-			      const struct gm_kernel *def, time_t mtime, const char *info,
-			      size_t info_len, const char *json, size_t json_len)
+struct gm_tree *gm_tree_build(const char *name, const char *keydir,
+			      const struct gm_meta *meta, const struct gm_kernel *def,
+			      time_t mtime, const char *info, size_t info_len,
+			      const char *json, size_t json_len)
 {
 	struct gm_tree *t = gm_tree_new(name, mtime);
 	struct gm_node *root, *kernels = NULL, *libmods = NULL;
-	struct kfiles defk = { 0 };
+	struct kfiles defk = {0};
 	bool ok = true;
 
 	if (!t)
@@ -335,13 +344,15 @@ struct gm_tree *gm_tree_build(const char *name, const char *keydir, const struct
 		struct gm_node *kd = gm_tree_dir(t, kernels, k->ver), *md = NULL;
 		struct kfiles kf;
 
-		if (!kd || gm_path(kdir, sizeof(kdir), "%s/" GM_K_DIR "/%s", keydir, k->ver) ||
+		if (!kd ||
+		    gm_path(kdir, sizeof(kdir), "%s/" GM_K_DIR "/%s", keydir, k->ver) ||
 		    add_kernel(t, kd, kdir, k, &kf)) {
 			ok = false;
 			break;
 		}
 		if (!gm_path(hdir, sizeof(hdir), "%s/" GM_D_MODULES, kdir) &&
-		    !gm_path(kodir, sizeof(kodir), "%s/" GM_D_KO, kdir) && gm_is_dir(hdir)) {
+		    !gm_path(kodir, sizeof(kodir), "%s/" GM_D_KO, kdir) &&
+		    gm_is_dir(hdir)) {
 			md = gm_tree_dir(t, libmods, k->ver);
 			if (md)
 				md->module_tree = true;
@@ -362,7 +373,8 @@ struct gm_tree *gm_tree_build(const char *name, const char *keydir, const struct
 		link_if(t, root, defk.config);
 		link_if(t, root, defk.version);
 		link_if(t, root, defk.build_id);
-		/* What perf kvm --guestmount reads in <mount>/<pid>/: reached through by-pid. */
+		/* What perf kvm --guestmount reads in <mount>/<pid>/: reached through
+		 * by-pid. */
 		pv = new_node(t, "pid");
 		if (pv) {
 			pv->dir = true;

@@ -46,6 +46,7 @@ void gm_config_release(struct gm_config *cfg)
 {
 	free(cfg->cache_dir);
 	free(cfg->mountpoint);
+	free(cfg->kvm_debugfs);
 	for (size_t i = 0; i < GM_KIND_NR; i++)
 		free(cfg->labels[i]);
 	for (size_t i = 0; i < cfg->nr_guests; i++) {
@@ -326,19 +327,23 @@ static int directive(struct parser *p, const char *key, const char *val)
 	}
 	if (strcmp(key, "cache") && strcmp(key, "mountpoint") &&
 	    strcmp(key, "appliance") && strcmp(key, "overlay") &&
-	    strcmp(key, "inspect") && strcmp(key, "max-file-size") &&
-	    strcmp(key, "max-total-size") && strcmp(key, "max-files") &&
-	    strcmp(key, "max-kernels") && strcmp(key, "label"))
+	    strcmp(key, "kvm-debugfs") && strcmp(key, "inspect") &&
+	    strcmp(key, "max-file-size") && strcmp(key, "max-total-size") &&
+	    strcmp(key, "max-files") && strcmp(key, "max-kernels") &&
+	    strcmp(key, "label"))
 		return perr(p, EINVAL, "unknown directive '%s'", key);
 	if (!*val)
 		return perr(p, EINVAL, "'%s' wants a value", key);
 	if ((ret = global(p, key)))
 		return ret;
-	if (!strcmp(key, "cache") || !strcmp(key, "mountpoint")) {
+	if (!strcmp(key, "cache") || !strcmp(key, "mountpoint") ||
+	    !strcmp(key, "kvm-debugfs")) {
 		if (*val != '/')
 			return perr(p, EINVAL, "path must be absolute, not '%s'", val);
-		return set_string(
-			!strcmp(key, "cache") ? &cfg->cache_dir : &cfg->mountpoint, val);
+		return set_string(!strcmp(key, "cache")	       ? &cfg->cache_dir
+				  : !strcmp(key, "mountpoint") ? &cfg->mountpoint
+							       : &cfg->kvm_debugfs,
+				  val);
 	}
 	if (!strcmp(key, "appliance")) {
 		if (strcmp(val, "shared") && strcmp(val, "per-guest"))

@@ -65,6 +65,7 @@ struct gm_guest_conf {
 struct gm_config {
 	char *cache_dir;
 	char *mountpoint;
+	char *kvm_debugfs;	/* KVM's debugfs folder; NULL: /sys/kernel/debug/kvm */
 	bool shared_appliance;	/* "appliance shared": one launch inspects many guests */
 	bool libguestfs_overlay;	/* "overlay libguestfs": readonly=1 drives (see README) */
 	bool lazy;		/* "inspect on-access": no inspection until first use */

@@ -101,9 +101,11 @@ static int gm_open(const char *path, struct fuse_file_info *fi)
 	/*
 	 * Cache files never change under a published tree, and a new inspection
 	 * gives new mtimes, which make the kernel drop stale pages
-	 * (auto_inval_data): warm reads come from the page cache.
+	 * (auto_inval_data): warm reads come from the page cache. Not under
+	 * by-pid/, where one path changes files when the guest boots another
+	 * kernel.
 	 */
-	fi->keep_cache = !fi->direct_io;
+	fi->keep_cache = !fi->direct_io && !e.by_pid;
 	return 0;
 }
 

@@ -463,3 +463,59 @@ void gm_info_json(struct gm_buf *b, const struct gm_info_ctx *c)
 	}
 	gm_buf_printf(b, "]\n}\n");
 }
+
+static void slide_hex(char *buf, size_t size, int64_t slide)
+{
+	snprintf(buf, size, "%s0x%llx", slide < 0 ? "-" : "",
+		 (unsigned long long)(slide < 0 ? -(uint64_t)slide : (uint64_t)slide));
+}
+
+static void running_text(struct gm_buf *b, const struct gm_info_running *r)
+{
+	char slide[24];
+
+	gm_buf_printf(b, "running: qemu pid %d\n", r->pid);
+	if (!r->kernel) {
+		gm_buf_printf(b, "slide: unknown (%s)\n", r->why ? r->why : "-");
+		return;
+	}
+	slide_hex(slide, sizeof(slide), r->slide);
+	gm_buf_printf(b, "running kernel: %s", r->kernel);
+	if (r->also && r->also[0])
+		gm_buf_printf(b, " (its LSTAR fits %s too)", r->also);
+	gm_buf_printf(b, "\nslide: %s (from the guest's LSTAR 0x%llx)\n", slide,
+		      (unsigned long long)r->lstar);
+}
+
+static void running_json(struct gm_buf *b, const struct gm_info_running *r)
+{
+	char slide[24], lstar[24];
+
+	slide_hex(slide, sizeof(slide), r->slide);
+	snprintf(lstar, sizeof(lstar), "0x%llx", (unsigned long long)r->lstar);
+	gm_buf_printf(b, ",\n  \"running\": {\"pid\": %d, \"kernel\": ", r->pid);
+	gm_buf_json_string(b, r->kernel);
+	gm_buf_printf(b, ", \"slide\": ");
+	gm_buf_json_string(b, r->kernel ? slide : NULL);
+	gm_buf_printf(b, ", \"lstar\": ");
+	gm_buf_json_string(b, r->lstar ? lstar : NULL);
+	gm_buf_printf(b, ", \"also_fits\": ");
+	gm_buf_json_string(b, r->also && r->also[0] ? r->also : NULL);
+	gm_buf_printf(b, ", \"error\": ");
+	gm_buf_json_string(b, r->kernel ? NULL : r->why);
+	gm_buf_printf(b, "}\n}\n");
+}
+
+void gm_info_add_running(struct gm_buf *b, const char *base, size_t len, bool json,
+			 const struct gm_info_running *r)
+{
+	/* gm_info_json() always ends its object with "\n}\n". */
+	if (json && len >= 3 && !memcmp(base + len - 3, "\n}\n", 3)) {
+		gm_buf_printf(b, "%.*s", (int)(len - 3), base);
+		running_json(b, r);
+		return;
+	}
+	gm_buf_printf(b, "%.*s", (int)len, base);
+	if (!json)
+		running_text(b, r);
+}

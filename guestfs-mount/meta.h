@@ -85,4 +85,21 @@ struct gm_info_ctx {
 void gm_info_text(struct gm_buf *b, const struct gm_info_ctx *c);
 void gm_info_json(struct gm_buf *b, const struct gm_info_ctx *c);
 
+/* A running guest, as info shows it. */
+struct gm_info_running {
+	int pid;
+	const char *kernel;	/* the kernel it runs, or NULL when not known */
+	int64_t slide;
+	uint64_t lstar;		/* 0: not known */
+	const char *why;	/* why the kernel or slide is not known */
+	const char *also;	/* other kernels the LSTAR fits, space-separated, or "" */
+};
+
+/*
+ * @base (what gm_info_text() or, with @json, gm_info_json() made) plus the
+ * running guest's QEMU pid, kernel and slide.
+ */
+void gm_info_add_running(struct gm_buf *b, const char *base, size_t len, bool json,
+			 const struct gm_info_running *r);
+
 #endif

@@ -20,6 +20,7 @@
 #include "disks.h"
 #include "fileio.h"
 #include "inspect.h"
+#include "live.h"
 #include "meta.h"
 #include "running.h"
 #include "tree.h"
@@ -28,6 +29,7 @@
 #define CACHE_FORMAT   "gm1"
 #define WAIT_SECONDS   900  /* longest a reader waits for an inspection */
 #define RUNNING_TTL_MS 1000 /* by-pid listing is re-scanned at most this often */
+#define LIVE_TTL_S     1.0  /* a running guest's LSTAR is re-read at most this often */
 #define MAX_RUNNING    1024
 
 enum gm_state {
@@ -54,6 +56,8 @@ struct gm_guest {
 	struct gm_meta meta;
 	bool have_meta;
 	struct gm_tree *tree; /* never NULL after init */
+	struct gm_live live;  /* what its QEMU process runs, when running */
+	double live_at;
 };
 
 static struct {
@@ -637,6 +641,7 @@ void gm_store_release(void)
 {
 	for (size_t i = 0; i < S.nr; i++) {
 		gm_tree_free(S.guests[i].tree);
+		gm_live_release(&S.guests[i].live);
 		gm_meta_release(&S.guests[i].meta);
 	}
 	while (S.graveyard) {
@@ -739,7 +744,89 @@ struct spot {
 	struct gm_guest *guest; /* when the node is a guest's folder itself */
 	struct gm_guest *owner; /* whose tree the node is in */
 	bool by_pid;
+	pid_t pid; /* by-pid/<pid>/... */
+	/* A file whose content depends on the running guest (relocated kallsyms, info).
+	 */
+	bool live;
+	const char *data;
+	size_t len;
+	char *owned; /* data, when it was made for this lookup */
 };
+
+/* The QEMU pid running @g, or 0 (lock held; dropped while scanning). */
+static pid_t running_pid(struct gm_guest *g)
+{
+	scan_running();
+	for (size_t i = 0; i < S.run_nr; i++)
+		if (&S.guests[S.run_idx[i]] == g)
+			return S.run_pids[i];
+	return 0;
+}
+
+/* What @g's QEMU process @pid runs (lock held), re-read at most once a second. */
+static const struct gm_live *live_of(struct gm_guest *g, pid_t pid)
+{
+	const struct gm_kernel *def;
+	struct gm_live fresh;
+	char keydir[4096], err[256];
+	const char *why;
+	double now = gm_now();
+
+	if (!pid || g->state != GM_READY || !g->have_meta) {
+		gm_live_release(&g->live);
+		return NULL;
+	}
+	if (g->live.pid == pid && now - g->live_at < LIVE_TTL_S)
+		return &g->live;
+	def = default_kernel(g->conf, &g->meta, &why, err, sizeof(err));
+	gm_live_probe(S.cfg->kvm_debugfs, pid, &g->meta,
+		      key_dir(keydir, sizeof(keydir), g->key) ? NULL : keydir, def,
+		      &g->live, &fresh);
+	gm_live_release(&g->live);
+	g->live = fresh;
+	g->live_at = now;
+	return &g->live;
+}
+
+/* Relocated kallsyms and info with the running guest's pid and slide (lock held). */
+static void apply_live(struct spot *s, struct gm_guest *g)
+{
+	const struct gm_node *n = s->node;
+	struct gm_info_running r;
+	const struct gm_live *l;
+	struct gm_buf b = {0};
+	pid_t pid;
+
+	if (s->where != AT_NODE || n->dir ||
+	    (n->kind != GM_KIND_KALLSYMS && n->kind != GM_KIND_INFO))
+		return;
+	pid = s->pid ? s->pid : running_pid(g);
+	l = live_of(g, pid);
+	if (!l)
+		return;
+	if (n->kind == GM_KIND_KALLSYMS) {
+		if (l->kernel < 0 || n->kernel != l->kernel || l->len != n->size)
+			return;
+		s->live = true;
+		s->data = l->kallsyms;
+		s->len = l->len;
+		return;
+	}
+	r = (struct gm_info_running){
+		.pid = (int)pid,
+		.kernel = l->kernel >= 0 ? g->meta.kernels[l->kernel].ver : NULL,
+		.slide = l->slide,
+		.lstar = l->lstar,
+		.why = l->why,
+		.also = l->also,
+	};
+	gm_info_add_running(&b, n->data, n->size, !strcmp(n->name, "info.json"), &r);
+	if (!b.data)
+		return;
+	s->live = true;
+	s->data = s->owned = b.data;
+	s->len = b.len;
+}
 
 static int next_comp(const char **p, char *comp, size_t size)
 {
@@ -758,7 +845,19 @@ static int next_comp(const char **p, char *comp, size_t size)
 	return 1;
 }
 
-/* Resolve a mount path (lock held). */
+/* by-pid/<pid>/ of @g: the view of the kernel that @pid runs, else of the default one. */
+static struct gm_node *pid_view(struct gm_guest *g, pid_t pid)
+{
+	const struct gm_live *l = live_of(g, pid);
+	const struct gm_tree *t = g->tree;
+
+	if (l && l->kernel >= 0 && (size_t)l->kernel < t->nr_pidviews &&
+	    t->pidviews[l->kernel])
+		return t->pidviews[l->kernel];
+	return t->pidview;
+}
+
+/* Resolve a mount path (lock held); release with spot_done(). */
 static int resolve(const char *path, struct spot *s, bool wait_guest_dir)
 {
 	char comp[256];
@@ -789,10 +888,11 @@ static int resolve(const char *path, struct spot *s, bool wait_guest_dir)
 			return -ENOENT;
 		g = &S.guests[gi];
 		s->owner = g;
+		s->pid = pid;
 		ret = wait_ready(g);
 		if (ret)
 			return ret;
-		n = g->tree->pidview;
+		n = pid_view(g, pid);
 		if (!n)
 			return -ENOENT;
 	} else {
@@ -833,6 +933,7 @@ static int resolve(const char *path, struct spot *s, bool wait_guest_dir)
 	s->where = AT_NODE;
 	s->node = n;
 	s->mtime = g->tree->mtime;
+	apply_live(s, g);
 	return 0;
 }
 
@@ -882,6 +983,12 @@ static int make(struct gm_node *n)
 	return 0;
 }
 
+static void spot_done(struct spot *s)
+{
+	free(s->owned);
+	s->owned = NULL;
+}
+
 static void entry_of(const struct spot *s, struct gm_entry *e)
 {
 	memset(e, 0, sizeof(*e));
@@ -894,7 +1001,7 @@ static void entry_of(const struct spot *s, struct gm_entry *e)
 		e->module_tree = s->where == AT_NODE && s->node->module_tree;
 		return;
 	}
-	e->size = s->node->size;
+	e->size = s->live ? s->len : s->node->size;
 	e->kind = s->node->kind;
 }
 
@@ -909,6 +1016,7 @@ int gm_store_stat(const char *path, struct gm_entry *e)
 		ret = make(s.node);
 	if (!ret)
 		entry_of(&s, e);
+	spot_done(&s);
 	pthread_mutex_unlock(&S.lock);
 	return ret;
 }
@@ -964,6 +1072,7 @@ int gm_store_list(const char *path, gm_fill_fn fill, void *ctx)
 		}
 	}
 out:
+	spot_done(&s);
 	pthread_mutex_unlock(&S.lock);
 	return ret;
 }
@@ -973,6 +1082,17 @@ struct gm_open {
 	char *data; /* a copy of an in-memory file */
 	size_t len;
 };
+
+/* Serve a copy of @len bytes: the source may change after open. */
+static int copy_out(struct gm_open *h, const char *data, size_t len)
+{
+	h->data = malloc(len ? len : 1);
+	if (!h->data)
+		return -ENOMEM;
+	memcpy(h->data, data, len);
+	h->len = len;
+	return 0;
+}
 
 int gm_store_open(const char *path, struct gm_open **out)
 {
@@ -992,17 +1112,15 @@ int gm_store_open(const char *path, struct gm_open **out)
 		ret = -EISDIR;
 	if (!ret)
 		ret = make(s.node);
-	if (!ret && s.node->path) {
+	if (!ret && s.live) {
+		ret = copy_out(h, s.data, s.len);
+	} else if (!ret && s.node->path) {
 		file = strdup(s.node->path);
 		ret = file ? 0 : -ENOMEM;
 	} else if (!ret) {
-		h->data = malloc(s.node->size ? s.node->size : 1);
-		h->len = s.node->size;
-		if (h->data)
-			memcpy(h->data, s.node->data, s.node->size);
-		else
-			ret = -ENOMEM;
+		ret = copy_out(h, s.node->data, s.node->size);
 	}
+	spot_done(&s);
 	pthread_mutex_unlock(&S.lock);
 	if (!ret && file) {
 		h->fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);

@@ -29,6 +29,7 @@ static struct gm_node *new_node(struct gm_tree *t, const char *name)
 	n = calloc(1, sizeof(*n));
 	if (!n)
 		return NULL;
+	n->kernel = -1;
 	n->name = strdup(name);
 	if (!n->name) {
 		free(n);
@@ -86,6 +87,7 @@ void gm_tree_free(struct gm_tree *t)
 		free(n);
 	}
 	free(t->all);
+	free(t->pidviews);
 	free(t);
 }
 
@@ -318,6 +320,30 @@ static void link_if(struct gm_tree *t, struct gm_node *dir, struct gm_node *n)
 		gm_tree_link(t, dir, n);
 }
 
+/* What perf kvm --guestmount reads in <mount>/<pid>/ for a guest running @kf's kernel. */
+static struct gm_node *pidview(struct gm_tree *t, const struct kfiles *kf)
+{
+	struct gm_node *pv = new_node(t, "pid"), *proc, *kern, *lm;
+
+	if (!pv)
+		return NULL;
+	pv->dir = true;
+	pv->kind = GM_KIND_DIR;
+	proc = gm_tree_dir(t, pv, "proc");
+	kern = gm_tree_dir(t, pv, "sys");
+	kern = kern ? gm_tree_dir(t, kern, "kernel") : NULL;
+	lm = gm_tree_dir(t, pv, "lib");
+	lm = lm ? gm_tree_dir(t, lm, "modules") : NULL;
+	if (!proc || !kern || !lm)
+		return NULL;
+	link_if(t, proc, kf->kallsyms);
+	link_if(t, proc, kf->modules);
+	link_if(t, proc, kf->version);
+	link_if(t, kern, kf->notes);
+	link_if(t, lm, kf->moddir);
+	return pv;
+}
+
 struct gm_tree *gm_tree_build(const char *name, const char *keydir,
 			      const struct gm_meta *meta, const struct gm_kernel *def,
 			      time_t mtime, const char *info, size_t info_len,
@@ -334,9 +360,11 @@ struct gm_tree *gm_tree_build(const char *name, const char *keydir,
 	ok &= gm_tree_mem(t, root, "info", GM_KIND_INFO, info, info_len) != NULL;
 	ok &= gm_tree_mem(t, root, "info.json", GM_KIND_INFO, json, json_len) != NULL;
 	if (meta && meta->nr_kernels && keydir) {
+		t->pidviews = calloc(meta->nr_kernels, sizeof(*t->pidviews));
+		t->nr_pidviews = meta->nr_kernels;
 		kernels = gm_tree_dir(t, root, "kernels");
 		libmods = gm_tree_dir(t, gm_tree_dir(t, root, "lib"), "modules");
-		ok &= kernels && libmods;
+		ok &= kernels && libmods && t->pidviews;
 	}
 	for (size_t i = 0; ok && kernels && i < meta->nr_kernels; i++) {
 		const struct gm_kernel *k = &meta->kernels[i];
@@ -360,12 +388,14 @@ struct gm_tree *gm_tree_build(const char *name, const char *keydir,
 				ok = false;
 			kf.moddir = md;
 		}
+		if (kf.kallsyms)
+			kf.kallsyms->kernel = (int)i;
+		t->pidviews[i] = pidview(t, &kf);
+		ok &= t->pidviews[i] != NULL;
 		if (k == def)
 			defk = kf;
 	}
 	if (ok && def) {
-		struct gm_node *pv, *proc, *kern, *lm;
-
 		link_if(t, root, defk.kallsyms);
 		link_if(t, root, defk.sysmap);
 		link_if(t, root, defk.vmlinux);
@@ -373,26 +403,8 @@ struct gm_tree *gm_tree_build(const char *name, const char *keydir,
 		link_if(t, root, defk.config);
 		link_if(t, root, defk.version);
 		link_if(t, root, defk.build_id);
-		/* What perf kvm --guestmount reads in <mount>/<pid>/: reached through
-		 * by-pid. */
-		pv = new_node(t, "pid");
-		if (pv) {
-			pv->dir = true;
-			pv->kind = GM_KIND_DIR;
-		}
-		proc = pv ? gm_tree_dir(t, pv, "proc") : NULL;
-		kern = pv ? gm_tree_dir(t, pv, "sys") : NULL;
-		kern = kern ? gm_tree_dir(t, kern, "kernel") : NULL;
-		lm = pv ? gm_tree_dir(t, pv, "lib") : NULL;
-		lm = lm ? gm_tree_dir(t, lm, "modules") : NULL;
-		if (proc && kern && lm) {
-			link_if(t, proc, defk.kallsyms);
-			link_if(t, proc, defk.modules);
-			link_if(t, proc, defk.version);
-			link_if(t, kern, defk.notes);
-			link_if(t, lm, defk.moddir);
-			t->pidview = pv;
-		}
+		if (t->pidviews)
+			t->pidview = t->pidviews[def - meta->kernels];
 	}
 	if (!ok) {
 		gm_tree_free(t);

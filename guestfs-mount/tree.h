@@ -38,6 +38,7 @@ struct gm_node {
 	int made_err;		/* lazy file could not be made: the errno to return */
 	/* Folders: children sorted by name once the tree is finished. */
 	bool module_tree;	/* a lib/modules/<version>/ folder or one below it */
+	int kernel;		/* kallsyms: its kernel's index in the meta, else -1 */
 	struct gm_node **kids;
 	size_t nr_kids, cap_kids;
 };
@@ -47,6 +48,8 @@ struct gm_tree {
 	size_t nr, cap;
 	struct gm_node *root;	/* the guest's folder */
 	struct gm_node *pidview;	/* by-pid/<pid>/ contents, or NULL */
+	struct gm_node **pidviews;	/* the same for each kernel (meta's order) */
+	size_t nr_pidviews;
 	time_t mtime;
 	struct gm_tree *older;	/* trees replaced while mounted, freed at exit */
 };

@@ -81,6 +81,7 @@ write_config() {
 	# guestfs-mount test configuration
 	appliance $1
 	label kallsyms $KALLSYMS_LABEL
+	kvm-debugfs $KVMDBG
 
 	guest deb2p
 	    disk qcow2 $IMG/deb-2part.qcow2
@@ -105,6 +106,10 @@ write_config() {
 	    disk raw $DISKS/evil.raw
 	EOF
 }
+# Laid out as the kernel series' per-vCPU debugfs files (lib/kvmdebugfs.h);
+# the real files are read in the patched kernel by 45-debian-guest.
+KVMDBG=$TMP/kvmdbg
+mkdir -p "$KVMDBG"
 write_config shared >"$TMP/phase1.conf"
 
 # --- configuration checks ------------------------------------------------------------
@@ -308,13 +313,74 @@ check "by-pid/$P1 sys/kernel/notes holds the build-id note" \
 check "by-pid/$P1 lib/modules/$V612/$kvmko is there" test -s "$MNT/by-pid/$P1/lib/modules/$V612/$kvmko"
 check "by-pid/$P2 (-name deb1p) proc/version names $V61" grep -q "^Linux version $V61 " "$MNT/by-pid/$P2/proc/version"
 check "by-pid/<not qemu> does not exist" test ! -e "$MNT/by-pid/$$"
+
+# A running guest's slide from its LSTAR (the kernel series' debugfs files):
+# P1 runs deb2p; its vCPU 1 reports entry_SYSCALL_64 moved by 0x2a400000.
+# Expected files are made here with perl from the link-time kallsyms: kernel
+# addresses (top 2 GiB) move, per-CPU offsets and zeros stay.
+relocate() { perl -Mbigint -ne 'if (/^([0-9a-f]{16}) (.*)$/s) { my $a = hex("0x$1");
+	$a += hex("'"$2"'") if $a >= hex("0xffffffff80000000");
+	printf("%016s %s", substr($a->as_hex(), 2), $2) } else { print }' "$1"; }
+link_addr() { awk -v s="$2" '$3 == s { print $1; exit }' "$1"; }
+SLIDE=0x2a400000
+E612=$(link_addr "$TMP/ref612" entry_SYSCALL_64)
+LSTAR=$(perl -Mbigint -e 'print substr((hex("0x'"$E612"'") + hex("'"$SLIDE"'"))->as_hex(), 0)')
+mkdir -p "$KVMDBG/$P1-11/vcpu0" "$KVMDBG/$P1-11/vcpu1" "$KVMDBG/99999999-3/vcpu0"
+printf '0x0\n' >"$KVMDBG/$P1-11/vcpu0/guest_lstar"
+printf '0x0\n' >"$KVMDBG/$P1-11/vcpu0/guest_cr3"
+printf '%s\n' "$LSTAR" >"$KVMDBG/$P1-11/vcpu1/guest_lstar"
+printf '0x1234000\n' >"$KVMDBG/$P1-11/vcpu1/guest_cr3"
+relocate "$TMP/ref612" 0x2a400000 >"$TMP/live612"
+check "running guest: the expected relocated kallsyms differ from link time" \
+	bash -c "! cmp -s '$TMP/ref612' '$TMP/live612' && [ \$(stat -c %s '$TMP/ref612') = \$(stat -c %s '$TMP/live612') ]"
+sleep 1.1
+check "running guest: by-pid/$P1/proc/kallsyms is relocated by the slide from LSTAR" \
+	cmp "$TMP/live612" "$MNT/by-pid/$P1/proc/kallsyms"
+check "running guest: entry_SYSCALL_64 reads as the guest's LSTAR" \
+	test "0x$(link_addr "$MNT/by-pid/$P1/proc/kallsyms" entry_SYSCALL_64)" = "$LSTAR"
+check "running guest: deb2p/kallsyms is relocated too" cmp "$TMP/live612" "$MNT/deb2p/kallsyms"
+check "running guest: the other kernel's kallsyms stays link-time" \
+	cmp "$TMP/ref61" "$MNT/deb2p/kernels/$V61/kallsyms"
+check "running guest: info names the QEMU pid and the slide" \
+	bash -c "grep -qx 'running: qemu pid $P1' '$MNT/deb2p/info' &&
+		 grep -qx 'running kernel: $V612 (its LSTAR fits $V61 too)' '$MNT/deb2p/info' &&
+		 grep -qx 'slide: $SLIDE (from the guest.s LSTAR $LSTAR)' '$MNT/deb2p/info'"
+check "running guest: info.json carries pid, kernel and slide" \
+	bash -c "python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))[\"running\"]; sys.exit(not (r[\"pid\"] == $P1 and r[\"kernel\"] == \"$V612\" and r[\"slide\"] == \"$SLIDE\"))' '$MNT/deb2p/info.json' 2>/dev/null ||
+		 grep -q '\"running\": {\"pid\": $P1, \"kernel\": \"$V612\", \"slide\": \"$SLIDE\"' '$MNT/deb2p/info.json'"
+check "running guest: a guest not running has no running section" \
+	bash -c "! grep -q '^running' '$MNT/sysmap/info'"
+# Above, LSTAR fits both kernels (Debian's 6.1 has entry_SYSCALL_64 2 MiB
+# below 6.12's): the default kernel is assumed and info says so. Now the
+# guest runs 6.1 without KASLR: 6.12 would need a negative slide, so by-pid
+# follows 6.1.
+E61=$(link_addr "$TMP/ref61" entry_SYSCALL_64)
+printf '0x%s\n' "$E61" >"$KVMDBG/$P1-11/vcpu1/guest_lstar"
+relocate "$TMP/ref61" 0x0 >"$TMP/live61"
+sleep 1.1
+check "running guest: by-pid serves the kernel the guest runs (proc/version)" \
+	cmp "$MNT/deb2p/kernels/$V61/version" "$MNT/by-pid/$P1/proc/version"
+check "running guest: ... and its kallsyms (slide 0)" cmp "$TMP/live61" "$MNT/by-pid/$P1/proc/kallsyms"
+check "running guest: ... and its module tree" test -d "$MNT/by-pid/$P1/lib/modules/$V61"
+check "running guest: deb2p/kallsyms (the default kernel, not running) is link-time again" \
+	cmp "$TMP/ref612" "$MNT/deb2p/kallsyms"
+# An LSTAR no installed kernel explains: said in info, nothing relocated.
+printf '0xffffffff81234567\n' >"$KVMDBG/$P1-11/vcpu1/guest_lstar"
+sleep 1.1
+check "running guest: an unexplained LSTAR leaves link-time kallsyms" \
+	cmp "$TMP/ref612" "$MNT/by-pid/$P1/proc/kallsyms"
+check "running guest: info says why the slide is unknown" \
+	grep -q "^slide: unknown (LSTAR 0xffffffff81234567 is no installed kernel" "$MNT/deb2p/info"
+printf '%s\n' "$LSTAR" >"$KVMDBG/$P1-11/vcpu1/guest_lstar"
+sleep 1.1
 if command -v perf >/dev/null; then
 	# Stock perf reads the guest's kallsyms through the mount (no guest samples: it is paused).
 	perf kvm --guest --guestmount="$MNT/by-pid" record -a -e cpu-clock -o "$TMP/perf.data.guest" \
 		sleep 0.5 >/dev/null 2>&1
-	check "stock perf kvm --guestmount=$MNT/by-pid maps the guest kernel from proc/kallsyms" \
+	T612=$(link_addr "$TMP/live612" _text)
+	check "stock perf kvm --guestmount=$MNT/by-pid maps the guest kernel at its runtime _text" \
 		bash -c "perf script -i '$TMP/perf.data.guest' --show-mmap-events 2>/dev/null |
-			 grep -q 'guest.kernel.kallsyms.$P1\]_text'"
+			 grep 'guest.kernel.kallsyms.$P1\]_text' | grep -q '@ 0x${T612#"${T612%%[!0]*}"}'"
 else
 	skip "stock perf kvm --guestmount reads by-pid" "perf not installed"
 fi

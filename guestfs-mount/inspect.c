@@ -256,9 +256,13 @@ static bool copy_kernel_file(struct ctx *c, const char *gpath, const char *kdir,
 		if (size < 0)
 			gm_meta_note(&job->meta, "%s %s: %s", what, gpath, gerr(c->g));
 		else
-			gm_meta_note(&job->meta, "%s %s is %lld bytes, over the %llu-byte limit: "
+			gm_meta_note(&job->meta, "%s %s is %lld bytes, over the %llu-byte limit (%s): "
 				     "not copied", what, gpath, (long long)size,
-				     (unsigned long long)limit);
+				     (unsigned long long)limit,
+				     limit < c->job->cfg->max_file_size ? "max-total-size" :
+									  "max-file-size");
+		if (size >= 0 && limit < c->job->cfg->max_file_size)
+			c->bytes_capped = true;
 		free(real);
 		return false;
 	}

@@ -11,6 +11,7 @@
 #   phase 3  restart: everything from the cache, no appliance at all
 #   phase 4  restart with an access policy (policy/access.conf format) and
 #            real users and groups: what each may see and read, SIGHUP reload
+#   phase 5  fresh caches under small copy limits
 . "$(dirname "$0")/../lib.sh"
 
 MNT=$TMP/mnt
@@ -72,6 +73,11 @@ head -c 8M "$IMG/deb-1part.raw" >"$DISKS/trunc.raw"
 # What a hostile guest can write to the start of its raw disk: a qcow2 header
 # whose backing file is a host file (here another guest's image, with an OS).
 qemu-img create -q -f qcow2 -b "$IMG/sysmap.raw" -F raw "$DISKS/evil.raw"
+# A qcow2 whose backing file has no recorded format (older qemu-img made
+# these; today's refuses, so the header extension is blanked): QEMU would
+# probe the backing file's format.
+qemu-img create -q -f qcow2 -b "$IMG/sysmap.raw" -F raw "$DISKS/nobackfmt.qcow2"
+perl -0777 -pi -e 's/\xe2\x79\x2a\xca/\x00\x00\x00\x00/' "$DISKS/nobackfmt.qcow2"
 mkdir -p "$BUILD/test-logs"
 
 KALLSYMS_LABEL=system_u:object_r:kvmprof_guest_kallsyms_t:s0
@@ -100,6 +106,8 @@ write_config() {
 	    disk raw $DISKS/missing.img
 	guest wrongfmt
 	    disk qcow2 $DISKS/raw-as-qcow2
+	guest nobackfmt
+	    disk qcow2 $DISKS/nobackfmt.qcow2
 	guest truncq
 	    disk qcow2 $DISKS/trunc.qcow2
 	guest evil
@@ -154,6 +162,9 @@ stop_daemon() {
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
+# Every mount on the host, to show afterwards that inspection added none.
+mounts() { findmnt -rn -o TARGET,FSTYPE,SOURCE | sort; }
+mounts >"$TMP/mounts.before"
 LOG=$TMP/log1
 t_start=$(now)
 if ! start_daemon "$TMP/phase1.conf" "$TMP/log1"; then
@@ -165,7 +176,7 @@ ok "daemon mounts (in $(elapsed "$t_start" "$(now)") s)"
 check "mount is FUSE, read-only, default_permissions, allow_other" \
 	grep -qE " $MNT fuse\.kvmprof ro,.*default_permissions,allow_other" /proc/mounts
 check "guests are listed before inspection ends" \
-	bash -c "ls '$MNT' | tr '\n' ' ' | grep -q '^by-pid deb1p deb2p debug evil missing nokernel noos sysmap truncq wrongfmt \$'"
+	bash -c "ls '$MNT' | tr '\n' ' ' | grep -q '^by-pid deb1p deb2p debug evil missing nobackfmt nokernel noos sysmap truncq wrongfmt \$'"
 check "info answers at once during the inspection" grep -qE '^state: (pending|inspecting)' "$MNT/deb2p/info"
 head -c 1 "$MNT/deb2p/kallsyms" >/dev/null
 t_first=$(now)
@@ -173,7 +184,7 @@ echo "# cold start to first byte of deb2p/kallsyms: $(elapsed "$t_start" "$t_fir
 grep -E 'appliance up|inspection found|ready:' "$TMP/log1" | sed 's/^/# /'
 
 # Wait for the other guests (reading any file of a guest waits for its inspection).
-for g in deb1p sysmap debug noos nokernel missing wrongfmt truncq; do
+for g in deb1p sysmap debug noos nokernel missing wrongfmt nobackfmt truncq; do
 	ls "$MNT/$g/" >/dev/null 2>&1
 done
 ls "$MNT/evil/" >/dev/null 2>&1
@@ -255,6 +266,15 @@ check "noos: error 'no operating system'" guest_error noos "no operating system 
 check "nokernel: error 'no kernel installed'" guest_error nokernel "no kernel installed"
 check "missing: error names the missing disk" guest_error missing "disk $DISKS/missing.img: No such file"
 check "wrongfmt: a raw file configured as qcow2 is refused before launch" guest_error wrongfmt "no qcow2 header"
+check "nobackfmt: a backing file without a recorded format is refused" \
+	guest_error nobackfmt "a backing file has no recorded format"
+check "nobackfmt: refused before any appliance saw it" \
+	bash -c "! grep -q 'nobackfmt.*launching\|nobackfmt: ready' '$LOG'"
+check "inspection mounted nothing on the host (only the FUSE mount is new)" \
+	bash -c "mounts() { findmnt -rn -o TARGET,FSTYPE,SOURCE | sort; }
+		 [ \"\$(comm -13 '$TMP/mounts.before' <(mounts))\" = '$MNT fuse.kvmprof guestfs-mount' ]"
+check "no loop or nbd device holds a test image" \
+	bash -c "! losetup -a 2>/dev/null | grep -qF '$IMG' && ! grep -qs . /sys/block/nbd*/pid"
 check "evil: a raw disk starting with a qcow2 header naming a host file is read as raw" \
 	guest_error evil "no operating system.*starts like a qcow2 image"
 check "evil: nothing of the host file it names is served" \
@@ -588,4 +608,51 @@ check "phase 4: a broken policy on SIGHUP is refused and logged" \
 	grep -q "not reloaded, the previous one stays: .*access.conf:[0-9]*:" "$TMP/log4"
 check "phase 4: ... and the previous policy still holds" as "$UC" cat "$MNT/deb1p/version"
 stop_daemon || fail "phase 4: daemon exits cleanly"
+
+# --- phase 5: limits on what is copied out of a guest ---------------------------------
+#
+# Fresh caches, so that the appliance copies again under small limits.
+
+limits_run() {
+	local name=$1 guest=$2 disk=$3
+	shift 3
+	{
+		printf 'appliance per-guest\n'
+		printf '%s\n' "$@"
+		printf 'guest %s\n    disk %s\n' "$guest" "$disk"
+	} >"$TMP/$name.conf"
+	CACHE=$TMP/cache-$name
+	LOG=$TMP/log-$name
+	start_daemon "$TMP/$name.conf" "$LOG" || { fail "$name: daemon mounts"; return 1; }
+	cat "$MNT/$guest/kallsyms" >/dev/null 2>&1 # waits for the inspection; may fail
+	return 0
+}
+
+if limits_run limits1 deb2p "qcow2 $IMG/deb-2part.qcow2" "max-kernels 1" "max-files 12"; then
+	files=$(jq -r .copied.files "$MNT/deb2p/info.json")
+	check "max-kernels 1: one kernel of two is taken" \
+		test "$(jq -r '.kernels | length' "$MNT/deb2p/info.json")" = 1
+	check "max-files 12: copying stops at 12 files ($files)" test "$files" = 12
+	check "max-files: the cut is noted in info" \
+		grep -qx "note: stopped copying at 12 files (max-files)" "$MNT/deb2p/info"
+	check "the guest is still served within its limits" test -s "$MNT/deb2p/kallsyms"
+	stop_daemon || fail "limits1: daemon exits cleanly"
+fi
+if limits_run limits3 deb2p "qcow2 $IMG/deb-2part.qcow2" "max-total-size 20M"; then
+	bytes=$(jq -r .copied.bytes "$MNT/deb2p/info.json")
+	check "max-total-size 20M: at most 20 MiB copied ($bytes bytes)" test "$bytes" -le 20971520
+	check "max-total-size: the cut is noted in info" \
+		bash -c "grep -qx 'note: stopped copying at 20971520 bytes (max-total-size)' '$MNT/deb2p/info' &&
+			 grep -q '^note: kernel image .* over the [0-9]*-byte limit (max-total-size): not copied' '$MNT/deb2p/info'"
+	stop_daemon || fail "limits3: daemon exits cleanly"
+fi
+if limits_run limits2 deb1p "raw $IMG/deb-1part.raw" "max-file-size 2M"; then
+	check "max-file-size 2M: larger kernel images are not copied, and that is noted" \
+		grep -q "^note: kernel image /boot/vmlinuz-$V61 is [0-9]* bytes, over the 2097152-byte limit (max-file-size): not copied" \
+		"$MNT/deb1p/info"
+	check "max-file-size 2M: without its image the kernel has no symbols: a per-guest error" \
+		bash -c "grep -qx 'state: error' '$MNT/deb1p/info' && grep -q '^error: kernel .*: no symbols' '$MNT/deb1p/info' &&
+			 grep -q 'deb1p: error: kernel .*no symbols' '$LOG'"
+	stop_daemon || fail "limits2: daemon exits cleanly"
+fi
 echo "# total $((SECONDS - t0)) s"

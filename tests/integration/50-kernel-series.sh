@@ -177,6 +177,22 @@ check "debugfs guest_cr3 reads one of the guest's CR3s" \
 check "debugfs guest_lstar is unreadable for an unprivileged user" \
 	test "$(val "$D" guest_lstar-nobody)" = denied
 
+P=$OUT/perm.out
+echo "# who may open events with the bit:" && sed 's/^/#   /' "$P" 2>/dev/null
+check "perf_event_paranoid in L1 is the kernel's default (2)" test "$(val "$P" paranoid)" = 2
+for t in cpu-wide self pid1; do
+	check "root may open $t events with the bit" test "$(val "$P" "perm-root: $t bit=1")" = ok
+	check "the bit does not change whether nobody may open $t events" \
+		test -n "$(val "$P" "perm-nobody: $t bit=0")" -a \
+		"$(val "$P" "perm-nobody: $t bit=0")" = "$(val "$P" "perm-nobody: $t bit=1")"
+done
+check "nobody may not open cpu-wide events with the bit (guest contexts of others' VMs)" \
+	test "$(val "$P" "perm-nobody: cpu-wide bit=1")" = EACCES
+check "nobody may not open events on another user's process with the bit" \
+	test "$(val "$P" "perm-nobody: pid1 bit=1")" = EACCES
+check "nobody may sample its own user space with the bit" \
+	test "$(val "$P" "perm-nobody: self bit=1")" = ok
+
 if [[ -n $SELFTEST ]]; then
 	check "KVM selftest guest_ctx_test passes in L1" grep -qx "selftest: 0" "$OUT/status"
 	sed 's/^/#   selftest: /' "$OUT/selftest.out" 2>/dev/null | head -20

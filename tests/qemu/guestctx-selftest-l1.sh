@@ -44,6 +44,13 @@ fi
 
 "$BUILD/guestctx/guestctx-check" -t 3 >check.out 2>&1
 echo "check: $?" >>status
+
+# Who may open events with the bit: root, and an unprivileged user under
+# the kernel's default perf_event_paranoid (2).
+echo "paranoid: $(cat /proc/sys/kernel/perf_event_paranoid)" >perm.out
+"$BUILD/guestctx/guestctx-check" -P | sed 's/^perm: /perm-root: /' >>perm.out 2>&1
+setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all \
+	"$BUILD/guestctx/guestctx-check" -P | sed 's/^perm: /perm-nobody: /' >>perm.out 2>&1
 wait $vmm
 echo "vmm: $?" >>status
 

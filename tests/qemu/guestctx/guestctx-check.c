@@ -5,6 +5,12 @@
  * integration test (tests/integration/50-kernel-series.sh).
  *
  *   guestctx-check [-t SECONDS] [-p PERIOD_NS]
+ *   guestctx-check -P
+ *
+ * -P only tries to open events, with and without the bit, and prints
+ * "perm: TARGET bit=0|1: ok|EACCES|..." for TARGET cpu-wide (every task
+ * on CPU 0), self (this process, user space only) and pid1 (init): the bit
+ * must never change whether an event may be opened.
  *
  * Prints "key: value" lines, then one line per distinct guest context:
  *
@@ -77,6 +83,46 @@ static unsigned long samples, bad_size, guest, host, host_nonzero, pid_mismatch,
 static int perf_open(struct perf_event_attr *attr, int cpu)
 {
 	return (int)syscall(SYS_perf_event_open, attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static const char *open_result(struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	int fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd >= 0) {
+		close(fd);
+		return "ok";
+	}
+	return errno == EACCES ? "EACCES" : errno == EPERM ? "EPERM" : strerror(errno);
+}
+
+/* The same opens with and without the bit, as the calling user. */
+static int probe_permissions(struct perf_event_attr *attr)
+{
+	static const struct {
+		const char *name;
+		pid_t pid;
+		int cpu;
+		int user_only;
+	} targets[] = {
+		{ "cpu-wide", -1, 0, 0 },
+		{ "self", 0, -1, 1 },
+		{ "pid1", 1, -1, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
+		for (int bit = 0; bit <= 1; bit++) {
+			struct perf_event_attr a = *attr;
+
+			a.exclude_kernel = (unsigned int)targets[i].user_only;
+			a.exclude_hv = (unsigned int)targets[i].user_only;
+			if (!bit)
+				a.sample_type &= ~PERF_SAMPLE_GUEST_CTX;
+			printf("perm: %s bit=%d: %s\n", targets[i].name, bit,
+			       open_result(&a, targets[i].pid, targets[i].cpu));
+		}
+	}
+	return 0;
 }
 
 static void count_ctx(const struct perf_sample_guest_ctx *c, int user, uint64_t ip)
@@ -190,8 +236,10 @@ int main(int argc, char **argv)
 	double seconds = 3, end;
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), opt, fd;
 
-	while ((opt = getopt(argc, argv, "t:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:p:P")) != -1) {
 		switch (opt) {
+		case 'P':
+			return probe_permissions(&attr);
 		case 't':
 			seconds = atof(optarg);
 			break;
@@ -199,7 +247,7 @@ int main(int argc, char **argv)
 			attr.sample_period = strtoull(optarg, NULL, 0);
 			break;
 		default:
-			fprintf(stderr, "usage: guestctx-check [-t SECONDS] [-p PERIOD_NS]\n");
+			fprintf(stderr, "usage: guestctx-check [-t SECONDS] [-p PERIOD_NS] | -P\n");
 			return 2;
 		}
 	}

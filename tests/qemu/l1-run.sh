@@ -6,6 +6,11 @@
 #
 #   tests/qemu/l1-run.sh [-k KERNEL_DIR] [-t TIMEOUT] [-m MEM] OUTDIR SCRIPT [ARGS...]
 #
+# KERNEL_DIR is the project's kernel build (bzImage, 9p and KVM built in;
+# default: kernel/build.sh's cache), or an unpacked Debian linux-image
+# package (boot/vmlinuz-*, lib/modules/<version>/): then the modules for
+# 9p and KVM go into the initramfs, decompressed, and are loaded first.
+#
 # SCRIPT (a path on this machine) runs as root chrooted into the host root,
 # with OUTDIR (writable, shared over 9p) mounted at /results and its own
 # output in OUTDIR/l1.log. /proc, /sys, /dev and debugfs are mounted inside
@@ -30,6 +35,9 @@ OUT=${1:?usage: l1-run.sh [-k KERNEL_DIR] OUTDIR SCRIPT [ARGS...]}
 SCRIPT=${2:?usage: l1-run.sh [-k KERNEL_DIR] OUTDIR SCRIPT [ARGS...]}
 shift 2
 [[ -n $KERNEL_DIR ]] || KERNEL_DIR=$("$REPO/kernel/build.sh" --print-dir) || exit 1
+BZIMAGE=$KERNEL_DIR/bzImage
+[[ -f $BZIMAGE ]] || BZIMAGE=$(ls "$KERNEL_DIR"/boot/vmlinuz-* 2>/dev/null | head -1)
+[[ -f $BZIMAGE ]] || { echo "l1-run: no bzImage or boot/vmlinuz-* in $KERNEL_DIR" >&2; exit 1; }
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 SCRIPT=$(cd "$(dirname "$SCRIPT")" && pwd)/$(basename "$SCRIPT")
@@ -39,6 +47,33 @@ trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK"/root/{bin,dev,proc,sys,host}
 cp /bin/busybox "$WORK/root/bin/busybox"
 ln -s busybox "$WORK/root/bin/sh"
+
+# A distribution kernel: its modules for 9p and KVM, dependencies first.
+add_module() {
+	local name=$1 ko dep
+	[[ " ${MODS[*]} " == *" $name "* ]] && return 0
+	ko=$(find "$MODDIR" -name "$name.ko*" -print -quit)
+	[[ -n $ko ]] || { echo "l1-run: module $name not in $MODDIR" >&2; return 1; }
+	for dep in $(modinfo -F depends "$ko" | tr ',' ' '); do
+		add_module "$dep" || return 1
+	done
+	case $ko in
+	*.xz) xz -dc "$ko" ;;
+	*.zst) zstd -dcq "$ko" ;;
+	*.gz) gzip -dc "$ko" ;;
+	*) cat "$ko" ;;
+	esac >"$WORK/root/modules/$name.ko" || return 1
+	MODS+=("$name")
+	echo "$name" >>"$WORK/root/modules/order"
+}
+MODS=()
+if [[ ! -f $KERNEL_DIR/bzImage ]]; then
+	MODDIR=$(ls -d "$KERNEL_DIR"/lib/modules/*/ 2>/dev/null | head -1)
+	mkdir -p "$WORK/root/modules"
+	for m in 9pnet_virtio 9p kvm-amd; do
+		add_module "$m" || exit 1
+	done
+fi
 # Arguments travel quoted in a file: the kernel command line is too small.
 printf '%q ' "$SCRIPT" "$@" >"$WORK/root/cmd"
 # /tmp in L1 is a fresh tmpfs: a checkout under /tmp (CI clones, for one) is
@@ -54,6 +89,11 @@ cat >"$WORK/root/init" <<'INIT'
 exec </dev/console >/dev/console 2>&1
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
+if [ -f /modules/order ]; then
+	for m in $(cat /modules/order); do
+		insmod "/modules/$m.ko" || echo "l1: insmod $m failed"
+	done
+fi
 o=trans=virtio,version=9p2000.L,msize=512000
 mount -t 9p -o $o,ro,cache=loose hostroot /host || { echo "l1: no host root"; poweroff -f; }
 mount -t tmpfs tmpfs /host/tmp
@@ -79,7 +119,7 @@ chmod 0755 "$WORK/root/init"
 rm -f "$OUT/l1.log"
 timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu EPYC -m "$MEM" -smp 2 \
 	-nographic -no-reboot -nic none \
-	-kernel "$KERNEL_DIR/bzImage" -initrd "$WORK/initrd" \
+	-kernel "$BZIMAGE" -initrd "$WORK/initrd" \
 	-append 'console=ttyS0 quiet panic=-1' \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$OUT",mount_tag=results,security_model=none "${REPO_SHARE[@]}" \

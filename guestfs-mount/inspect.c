@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "disks.h"
+#include "grub.h"
 #include "util.h"
 
 /* guestfs_pread fails at 4 MiB and above (protocol limit): read in pieces below it. */
@@ -274,6 +275,50 @@ static bool copy_kernel_file(struct ctx *c, const char *gpath, const char *kdir,
 			     ret == -EIO ? gerr(c->g) : strerror(-ret));
 	free(real);
 	return !ret;
+}
+
+/*
+ * A guest file's content, read through the appliance, if it is a regular
+ * file (symlinks resolved in the guest) of at most @max bytes.
+ */
+static char *read_small(guestfs_h *g, const char *path, size_t max, size_t *len)
+{
+	char *real = resolve_file(g, path), *data = NULL;
+	int64_t size = real ? guestfs_filesize(g, real) : -1;
+
+	if (size >= 0 && (uint64_t)size <= max)
+		data = guestfs_read_file(g, real, len);
+	free(real);
+	return data;
+}
+
+/* GRUB's default kernel (grub.cfg, grubenv), for choosing the default kernel. */
+static void find_boot_default(struct ctx *c)
+{
+	static const char *const dirs[] = { "/boot/grub", "/boot/grub2" };
+	struct gm_meta *m = &c->job->meta;
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		char path[64], *cfg, *env;
+		size_t cfg_len = 0, env_len = 0;
+		int ret;
+
+		snprintf(path, sizeof(path), "%s/grub.cfg", dirs[i]);
+		cfg = read_small(c->g, path, GM_GRUB_MAX_CFG, &cfg_len);
+		if (!cfg)
+			continue;
+		snprintf(path, sizeof(path), "%s/grubenv", dirs[i]);
+		env = read_small(c->g, path, GM_GRUB_MAX_CFG, &env_len);
+		ret = gm_grub_default(cfg, cfg_len, env, env_len, m->boot_default,
+				      sizeof(m->boot_default));
+		free(cfg);
+		free(env);
+		if (!ret && gm_version_valid(m->boot_default))
+			return;
+		m->boot_default[0] = '\0';
+		gm_meta_note(m, "%s/grub.cfg: cannot tell its default entry's kernel", dirs[i]);
+		return;
+	}
 }
 
 static bool name_ok(const char *name)
@@ -566,6 +611,7 @@ static void inspect_one(guestfs_h *g, struct gm_job *job, const char *root)
 		return;
 	}
 	nk = find_kernels(&c, kernels, cfg->max_kernels);
+	find_boot_default(&c);
 	if (!nk) {
 		snprintf(m->error, sizeof(m->error),
 			 "no kernel installed (no /boot/vmlinuz-* or /lib/modules/*/vmlinuz)");

@@ -95,7 +95,7 @@ int gm_meta_save(const struct gm_meta *m, const char *path)
 
 	if (!f)
 		return errno ? -errno : -EIO;
-	fprintf(f, "format 1\n");
+	fprintf(f, "format 2\n");
 	if (m->error[0])
 		fprintf(f, "error %s\n", m->error);
 	fprintf(f,
@@ -105,6 +105,8 @@ int gm_meta_save(const struct gm_meta *m, const char *path)
 		m->root);
 	for (size_t i = 0; i < m->nr_mounts; i++)
 		fprintf(f, "mount %s %s\n", m->mounts[i][0], m->mounts[i][1]);
+	if (m->boot_default[0])
+		fprintf(f, "boot-default %s\n", m->boot_default);
 	fprintf(f, "files %" PRIu64 "\nbytes %" PRIu64 "\ninspected-at %lld\n", m->files,
 		m->bytes, (long long)m->inspected_at);
 	fprintf(f, "times %.2f %.2f %.2f %.2f\n", m->launch_s, m->inspect_s, m->extract_s,
@@ -158,7 +160,8 @@ int gm_meta_load(struct gm_meta *m, const char *path)
 		else
 			val = line + strlen(line);
 		if (!strcmp(line, "format")) {
-			if (strcmp(val, "1"))
+			/* 1 had no boot-default: such caches are inspected again. */
+			if (strcmp(val, "2"))
 				goto bad;
 		} else if (!strcmp(line, "error")) {
 			copy_val(m->error, sizeof(m->error), val);
@@ -176,6 +179,8 @@ int gm_meta_load(struct gm_meta *m, const char *path)
 			copy_val(m->arch, sizeof(m->arch), val);
 		} else if (!strcmp(line, "root")) {
 			copy_val(m->root, sizeof(m->root), val);
+		} else if (!strcmp(line, "boot-default")) {
+			copy_val(m->boot_default, sizeof(m->boot_default), val);
 		} else if (!strcmp(line, "mount") && m->nr_mounts < GM_MAX_MOUNTS) {
 			char *dev = strrchr(val, ' ');
 

@@ -47,6 +47,7 @@ struct gm_meta {
 	char error[512];	/* a per-guest error that inspection concluded (cached) */
 	char os[32], distro[64], product[128], osversion[32], hostname[128], arch[32];
 	char root[128];
+	char boot_default[GM_VERSION_MAX];	/* GRUB's default kernel, "" when unknown */
 	char mounts[GM_MAX_MOUNTS][2][128];	/* mountpoint, device */
 	size_t nr_mounts;
 	struct gm_kernel *kernels;	/* sorted: newest first */
@@ -77,7 +78,7 @@ struct gm_info_ctx {
 	const char *error;		/* or NULL */
 	const struct gm_meta *meta;	/* or NULL before the first inspection */
 	const struct gm_kernel *def;	/* default kernel, or NULL */
-	const char *def_why;		/* "configured" or "newest" */
+	const char *def_why;		/* "configured", "bootloader default" or "newest" */
 	const char *key;		/* cache key or NULL */
 	const uint64_t *disk_sizes;	/* per disk, or NULL */
 };

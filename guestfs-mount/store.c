@@ -260,6 +260,11 @@ static const struct gm_kernel *default_kernel(const struct gm_guest_conf *gc,
 		gm_buf_release(&b);
 		return NULL;
 	}
+	k = m->boot_default[0] ? gm_meta_kernel(m, m->boot_default) : NULL;
+	if (k) {
+		*why = "bootloader default";
+		return k;
+	}
 	*why = "newest";
 	return &m->kernels[0];
 }

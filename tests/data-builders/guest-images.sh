@@ -14,7 +14,10 @@
 #                    modules; 6.1's .ko plain, 6.12's .ko.xz); /boot/config-6.1
 #                    is an absolute symlink into /boot/configs/ (resolved in the
 #                    guest), lib/modules/*/build a dangling symlink.
-#   deb-1part.raw    raw, MBR, one partition, the same two kernels.
+#   deb-1part.raw    raw, MBR, one partition, the same two kernels, and a GRUB
+#                    set to boot the older one (grub.cfg as grub-mkconfig
+#                    writes it with GRUB_DEFAULT=saved, and a grubenv whose
+#                    saved_entry names 6.1's entry in the Advanced submenu).
 #   sysmap.raw       raw, no partition table, the project's kernel with its
 #                    real System.map.
 #   debug.qcow2      qcow2, one partition, the project's kernel with Debian's
@@ -133,6 +136,26 @@ mv "$tmp/deb-boot/config-$v61" "$tmp/deb-boot/configs/config-$v61"
 
 stage_root "$tmp/d1-root" deb1p "$k61" "$k612"
 stage_boot "$tmp/d1-root/boot" "$k61" "$k612"
+stage_grub() {
+	local dir=$1 id=4f1c
+	mkdir -p "$dir"
+	{
+		printf 'if [ -s $prefix/grubenv ]; then\n  set have_grubenv=true\n  load_env\nfi\n'
+		printf 'if [ "${next_entry}" ] ; then\n   set default="${next_entry}"\nelse\n'
+		printf '   set default="${saved_entry}"\nfi\n'
+		printf "menuentry 'Debian GNU/Linux' --class debian \$menuentry_id_option 'gnulinux-simple-%s' {\n" "$id"
+		printf '\tlinux\t/boot/vmlinuz-%s root=UUID=%s ro quiet\n}\n' "$v612" "$id"
+		printf "submenu 'Advanced options for Debian GNU/Linux' \$menuentry_id_option 'gnulinux-advanced-%s' {\n" "$id"
+		for v in "$v612" "$v61"; do
+			printf "\tmenuentry 'Debian GNU/Linux, with Linux %s' --class debian \$menuentry_id_option 'gnulinux-%s-advanced-%s' {\n" "$v" "$v" "$id"
+			printf '\t\tlinux\t/boot/vmlinuz-%s root=UUID=%s ro quiet\n\t}\n' "$v" "$id"
+		done
+		printf '}\n'
+	} >"$dir/grub.cfg"
+	printf '# GRUB Environment Block\nsaved_entry=gnulinux-advanced-%s>gnulinux-%s-advanced-%s\n' \
+		"$id" "$v61" "$id" >"$dir/grubenv"
+}
+stage_grub "$tmp/d1-root/boot/grub"
 
 stage_root "$tmp/sm-root" sysmap
 mkdir -p "$tmp/sm-root/boot"

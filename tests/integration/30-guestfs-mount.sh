@@ -647,6 +647,10 @@ if limits_run limits3 deb2p "qcow2 $IMG/deb-2part.qcow2" "max-total-size 20M"; t
 	stop_daemon || fail "limits3: daemon exits cleanly"
 fi
 if limits_run limits2 deb1p "raw $IMG/deb-1part.raw" "max-file-size 2M"; then
+	# No "kernel" line in this configuration: the guest's GRUB decides.
+	check "without a configured kernel, GRUB's saved entry picks $V61 over the newer $V612" \
+		bash -c "grep -qx 'kernel: $V61 (bootloader default)' '$MNT/deb1p/info' &&
+			 [ \"\$(jq -r .kernel_choice '$MNT/deb1p/info.json')\" = 'bootloader default' ]"
 	check "max-file-size 2M: larger kernel images are not copied, and that is noted" \
 		grep -q "^note: kernel image /boot/vmlinuz-$V61 is [0-9]* bytes, over the 2097152-byte limit (max-file-size): not copied" \
 		"$MNT/deb1p/info"

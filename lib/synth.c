@@ -22,7 +22,7 @@ static size_t put_trailer(const struct synth *s, uint8_t *p, pid_t pid, pid_t ti
 	if (!s->sample_id_all)
 		return 0;
 	if (t & PERF_SAMPLE_TID) {
-		uint32_t v[2] = { (uint32_t)pid, (uint32_t)tid };
+		uint32_t v[2] = {(uint32_t)pid, (uint32_t)tid};
 
 		memcpy(p + n, v, 8);
 		n += 8;
@@ -40,9 +40,9 @@ static size_t align8(size_t n)
 
 int synth_comm(const struct synth *s, pid_t pid, pid_t tid, const char *comm)
 {
-	uint8_t rec[REC_MAX] = { 0 };
+	uint8_t rec[REC_MAX] = {0};
 	struct perf_event_header *h = (void *)rec;
-	uint32_t ids[2] = { (uint32_t)pid, (uint32_t)tid };
+	uint32_t ids[2] = {(uint32_t)pid, (uint32_t)tid};
 	size_t len = strnlen(comm, 15), off = sizeof(*h);
 
 	memcpy(rec + off, ids, 8);
@@ -59,10 +59,10 @@ int synth_comm(const struct synth *s, pid_t pid, pid_t tid, const char *comm)
 int synth_mmap(const struct synth *s, uint16_t misc, pid_t pid, pid_t tid, uint64_t start,
 	       uint64_t len, uint64_t pgoff, const char *filename)
 {
-	uint8_t rec[REC_MAX] = { 0 };
+	uint8_t rec[REC_MAX] = {0};
 	struct perf_event_header *h = (void *)rec;
-	uint32_t ids[2] = { (uint32_t)pid, (uint32_t)tid };
-	uint64_t v[3] = { start, len, pgoff };
+	uint32_t ids[2] = {(uint32_t)pid, (uint32_t)tid};
+	uint64_t v[3] = {start, len, pgoff};
 	size_t flen = strnlen(filename, 1024), off = sizeof(*h);
 
 	memcpy(rec + off, ids, 8);
@@ -102,7 +102,7 @@ static int synth_threads(const struct synth *s, pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	d = opendir(path);
 	if (!d)
-		return 0;	/* the process exited meanwhile */
+		return 0; /* the process exited meanwhile */
 	while (!ret && (de = readdir(d))) {
 		pid_t tid = (pid_t)atoi(de->d_name);
 
@@ -133,15 +133,15 @@ static int synth_maps(const struct synth *s, pid_t pid)
 		int n = 0;
 
 		file[0] = '\0';
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &pgoff,
-			   &n) < 4)
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms,
+			   &pgoff, &n) < 4)
 			continue;
 		if (n && sscanf(line + n, "%4095[^\n]", file) != 1)
 			file[0] = '\0';
 		if (perms[2] != 'x' || !file[0])
 			continue;
-		ret = synth_mmap(s, PERF_RECORD_MISC_USER, pid, pid, start, end - start, pgoff,
-				 file);
+		ret = synth_mmap(s, PERF_RECORD_MISC_USER, pid, pid, start, end - start,
+				 pgoff, file);
 	}
 	fclose(f);
 	return ret;
@@ -189,7 +189,8 @@ int synth_kernel_mmap(const struct synth *s, struct kp_err *err)
 	if (strcmp(name, "_text"))
 		return kp_errorf(err, ENOENT, "/proc/kallsyms: no _text symbol");
 	if (!addr)
-		return kp_errorf(err, EPERM, "/proc/kallsyms: addresses hidden (kptr_restrict)");
+		return kp_errorf(err, EPERM,
+				 "/proc/kallsyms: addresses hidden (kptr_restrict)");
 	return synth_mmap(s, PERF_RECORD_MISC_KERNEL, -1, 0, addr, ~0ULL - addr, addr,
 			  "[kernel.kallsyms]_text");
 }
@@ -201,7 +202,8 @@ int synth_guest_kernel_mmap(const struct synth *s, pid_t pid, const char *ref_sy
 
 	/* pid 0 is perf kvm's default guest, which has no pid in its name. */
 	if (pid)
-		snprintf(name, sizeof(name), "[guest.kernel.kallsyms.%d]%s", pid, ref_sym);
+		snprintf(name, sizeof(name), "[guest.kernel.kallsyms.%d]%s", pid,
+			 ref_sym);
 	else
 		snprintf(name, sizeof(name), "[guest.kernel.kallsyms]%s", ref_sym);
 	return synth_mmap(s, PERF_RECORD_MISC_GUEST_KERNEL, pid, 0, ref_runtime,

@@ -14,7 +14,7 @@
 #include "evlist.h"
 
 struct synth {
-	uint64_t sample_type;	/* of the first event: shapes the sample_id_all trailer */
+	uint64_t sample_type; /* of the first event: shapes the sample_id_all trailer */
 	bool sample_id_all;
 	record_fn emit;
 	void *ctx;

@@ -64,7 +64,8 @@ static bool is_guest_mode(uint16_t misc)
 {
 	uint16_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 
-	return mode == PERF_RECORD_MISC_GUEST_KERNEL || mode == PERF_RECORD_MISC_GUEST_USER;
+	return mode == PERF_RECORD_MISC_GUEST_KERNEL ||
+	       mode == PERF_RECORD_MISC_GUEST_USER;
 }
 
 /* The pid of a sample recorded with IDENTIFIER|IP|TID first. */
@@ -81,7 +82,8 @@ static int sample_pid(const struct perf_event_header *ev)
  */
 static const struct perf_event_header *strip_ctx(struct record_state *rs,
 						 const struct perf_event_header *ev,
-						 struct perf_sample_guest_ctx *ctx, uint8_t *buf)
+						 struct perf_sample_guest_ctx *ctx,
+						 uint8_t *buf)
 {
 	struct perf_event_header *h = (struct perf_event_header *)buf;
 
@@ -94,7 +96,8 @@ static const struct perf_event_header *strip_ctx(struct record_state *rs,
 	return h;
 }
 
-static int note_guest(struct record_state *rs, int pid, const struct perf_sample_guest_ctx *ctx)
+static int note_guest(struct record_state *rs, int pid,
+		      const struct perf_sample_guest_ctx *ctx)
 {
 	struct kvmfeat_guest *g;
 	char name[GUEST_NAME_MAX];
@@ -137,7 +140,8 @@ static int on_sample(struct record_state *rs, const struct perf_event_header *ev
 	rs->samples++;
 	if (guest) {
 		rs->guest_samples++;
-		ret = note_guest(rs, rs->guest_ctx && ctx.pid ? (int)ctx.pid : sample_pid(ev),
+		ret = note_guest(rs,
+				 rs->guest_ctx && ctx.pid ? (int)ctx.pid : sample_pid(ev),
 				 rs->guest_ctx ? &ctx : NULL);
 		if (ret)
 			return ret;
@@ -166,7 +170,8 @@ int record_state_on_record(void *ctx, const struct perf_event_header *ev)
 /* Tells perf's ordered-events queue that everything before it may be sorted. */
 int record_state_finish_round(struct record_state *rs)
 {
-	struct perf_event_header h = { .type = PD_RECORD_FINISHED_ROUND, .size = sizeof(h) };
+	struct perf_event_header h = {.type = PD_RECORD_FINISHED_ROUND,
+				      .size = sizeof(h)};
 
 	return pd_writer_append(rs->writer, &h, sizeof(h), &rs->err);
 }
@@ -247,9 +252,11 @@ int record_state_write_contexts(struct record_state *rs, struct kp_err *err)
 	return ret ? kp_errorf(err, ENOMEM, "out of memory") : 0;
 }
 
-void record_state_print_summary(const struct record_state *rs, const char *path, FILE *out)
+void record_state_print_summary(const struct record_state *rs, const char *path,
+				FILE *out)
 {
-	fprintf(out, "[ kvmprof record: wrote %s: %" PRIu64 " samples (%" PRIu64 " guest)",
+	fprintf(out,
+		"[ kvmprof record: wrote %s: %" PRIu64 " samples (%" PRIu64 " guest)",
 		path, rs->samples, rs->guest_samples);
 	if (rs->dropped)
 		fprintf(out, ", %" PRIu64 " filtered out", rs->dropped);
@@ -260,10 +267,13 @@ void record_state_print_summary(const struct record_state *rs, const char *path,
 			rs->guests.guests[i].name,
 			rs->guests.guests[i].lstar ? " (guest context: yes)" : "");
 	if (rs->guest_ctx)
-		fprintf(out, "[ guest context: %zu distinct (vm, vcpu, cr3) ]\n", rs->ctx.nr_ctxs);
+		fprintf(out, "[ guest context: %zu distinct (vm, vcpu, cr3) ]\n",
+			rs->ctx.nr_ctxs);
 	else if (rs->guest_samples)
-		fprintf(out, "[ guest context: not supported by this kernel; guest slides come from "
-			     "kernel map records (--guestkallsyms) or report's --guest-slide ]\n");
+		fprintf(out, "[ guest context: not supported by this kernel; guest "
+			     "slides come from "
+			     "kernel map records (--guestkallsyms) or report's "
+			     "--guest-slide ]\n");
 }
 
 void record_state_release(struct record_state *rs)

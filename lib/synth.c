@@ -13,7 +13,7 @@
 
 #define REC_MAX 4096
 
-/* sample_id_all trailer with pid/tid filled and everything else zero. */
+/* sample_id_all trailer with pid/tid and time filled and everything else zero. */
 static size_t put_trailer(const struct synth *s, uint8_t *p, pid_t pid, pid_t tid)
 {
 	uint64_t t = s->sample_type;
@@ -27,9 +27,12 @@ static size_t put_trailer(const struct synth *s, uint8_t *p, pid_t pid, pid_t ti
 		memcpy(p + n, v, 8);
 		n += 8;
 	}
-	n += 8 * (!!(t & PERF_SAMPLE_TIME) + !!(t & PERF_SAMPLE_ID) +
-		  !!(t & PERF_SAMPLE_STREAM_ID) + !!(t & PERF_SAMPLE_CPU) +
-		  !!(t & PERF_SAMPLE_IDENTIFIER));
+	if (t & PERF_SAMPLE_TIME) {
+		memcpy(p + n, &s->time, 8);
+		n += 8;
+	}
+	n += 8 * (!!(t & PERF_SAMPLE_ID) + !!(t & PERF_SAMPLE_STREAM_ID) +
+		  !!(t & PERF_SAMPLE_CPU) + !!(t & PERF_SAMPLE_IDENTIFIER));
 	return n;
 }
 
@@ -56,8 +59,10 @@ int synth_comm(const struct synth *s, pid_t pid, pid_t tid, const char *comm)
 	return s->emit(s->ctx, h);
 }
 
-int synth_mmap(const struct synth *s, uint16_t misc, pid_t pid, pid_t tid, uint64_t start,
-	       uint64_t len, uint64_t pgoff, const char *filename)
+/* @id_pid goes in the sample_id_all trailer: who the record is about. */
+static int mmap_record(const struct synth *s, uint16_t misc, pid_t pid, pid_t tid,
+		       pid_t id_pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		       const char *filename)
 {
 	uint8_t rec[REC_MAX] = {0};
 	struct perf_event_header *h = (void *)rec;
@@ -70,11 +75,17 @@ int synth_mmap(const struct synth *s, uint16_t misc, pid_t pid, pid_t tid, uint6
 	off += 32;
 	memcpy(rec + off, filename, flen);
 	off = align8(off + flen + 1);
-	off += put_trailer(s, rec + off, pid, tid);
+	off += put_trailer(s, rec + off, id_pid, tid);
 	h->type = PERF_RECORD_MMAP;
 	h->misc = misc;
 	h->size = (uint16_t)off;
 	return s->emit(s->ctx, h);
+}
+
+int synth_mmap(const struct synth *s, uint16_t misc, pid_t pid, pid_t tid, uint64_t start,
+	       uint64_t len, uint64_t pgoff, const char *filename)
+{
+	return mmap_record(s, misc, pid, tid, pid, start, len, pgoff, filename);
 }
 
 static void read_comm(pid_t pid, pid_t tid, char *comm, size_t size)
@@ -195,9 +206,22 @@ int synth_kernel_mmap(const struct synth *s, struct kp_err *err)
 			  "[kernel.kallsyms]_text");
 }
 
-int synth_guest_kernel_mmap(const struct synth *s, pid_t pid, const char *ref_sym,
-			    uint64_t ref_runtime)
+/*
+ * Where a guest kernel map starts: at its reference symbol for _text, else
+ * (entry_SYSCALL_64 lies well inside the text) where x86-64 kernel images
+ * can start, so that the text below the reference symbol is in the map.
+ */
+static uint64_t guest_map_start(const char *ref_sym, uint64_t ref_runtime)
 {
+	if (!strcmp(ref_sym, "_text") || ref_runtime < X86_64_KERNEL_IMAGE_START)
+		return ref_runtime;
+	return X86_64_KERNEL_IMAGE_START;
+}
+
+static int guest_kernel_mmap(const struct synth *s, pid_t pid, pid_t id_pid,
+			     const char *ref_sym, uint64_t ref_runtime)
+{
+	uint64_t start = guest_map_start(ref_sym, ref_runtime);
 	char name[128];
 
 	/* pid 0 is perf kvm's default guest, which has no pid in its name. */
@@ -206,6 +230,18 @@ int synth_guest_kernel_mmap(const struct synth *s, pid_t pid, const char *ref_sy
 			 ref_sym);
 	else
 		snprintf(name, sizeof(name), "[guest.kernel.kallsyms]%s", ref_sym);
-	return synth_mmap(s, PERF_RECORD_MISC_GUEST_KERNEL, pid, 0, ref_runtime,
-			  ~0ULL - ref_runtime, ref_runtime, name);
+	return mmap_record(s, PERF_RECORD_MISC_GUEST_KERNEL, pid, 0, id_pid, start,
+			   ~0ULL - start, ref_runtime, name);
+}
+
+int synth_guest_kernel_mmap(const struct synth *s, pid_t pid, const char *ref_sym,
+			    uint64_t ref_runtime)
+{
+	return guest_kernel_mmap(s, pid, pid, ref_sym, ref_runtime);
+}
+
+int synth_default_guest_copy(const struct synth *s, pid_t guest_pid, const char *ref_sym,
+			     uint64_t ref_runtime)
+{
+	return guest_kernel_mmap(s, 0, guest_pid, ref_sym, ref_runtime);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "guestctx.h"
+#include "guestkmap.h"
 #include "hashmap.h"
 #include "kvmfeat.h"
 #include "perfdata.h"
@@ -29,7 +30,8 @@ struct record_state {
 	const char *guests_conf; /* guestfs-mount's guest list, to name guests by disk */
 	bool guest_ctx;		 /* samples end with a struct perf_sample_guest_ctx */
 	struct guestctx_table ctx;
-	struct hashmap mapped; /* files of user mappings, for the BUILD_ID feature */
+	struct guestkmaps kmaps; /* each guest's kernel map, written on first sight */
+	struct hashmap mapped;	 /* files of user mappings, for the BUILD_ID feature */
 	int error;
 	struct kp_err err;
 };

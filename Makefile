@@ -103,6 +103,14 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBKVMPROF)
 	$(Q)$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(LIBKVMPROF) \
 		$(LDFLAGS_ALL) $(PKG_LIBS) -lcmocka
 
+# Unit tests of the profiler's own parts link its objects, all but main().
+PROF_LIB_OBJ := $(filter-out $(BUILD)/prof/main.o,$(PROF_OBJ))
+$(BUILD)/tests/test_session: tests/unit/test_session.c $(PROF_LIB_OBJ) $(LIBKVMPROF)
+	@mkdir -p $(dir $@)
+	$(say) TEST $@
+	$(Q)$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(PROF_LIB_OBJ) $(LIBKVMPROF) \
+		$(LDFLAGS_ALL) $(PKG_LIBS) -lcmocka
+
 $(BUILD)/bench/%: bench/%.c $(LIBKVMPROF)
 	@mkdir -p $(dir $@)
 	$(say) BENCH $@

@@ -629,7 +629,25 @@ static int on_kernel_mmap(struct session *s, struct machine *m, const char *name
 		return 0; /* module maps: not modelled yet */
 	snprintf(m->ref_sym, sizeof(m->ref_sym), "%s", ref);
 	m->ref_runtime = pgoff;
+	/*
+	 * kvmprof record writes a guest's map when it first sees the guest, so
+	 * it can follow a table loaded for samples of an earlier round.
+	 */
+	if (m->kernel && m->kernel->symtab)
+		machine_place_kernel(m);
 	return 0;
+}
+
+/*
+ * A default-guest map kvmprof record wrote on behalf of one guest (its
+ * trailer names that guest), only for perf: the guest's own map is in the
+ * file, and other guests must not borrow its slide.
+ */
+static bool copy_for_perf(const struct session *s, const struct perf_event_header *ev)
+{
+	struct pd_sample id;
+
+	return !pd_parse_id_trailer(s->file, ev, &id, NULL) && id.pid != 0;
 }
 
 static int on_mmap(struct session *s, const struct perf_event_header *ev, bool mmap2)
@@ -649,7 +667,11 @@ static int on_mmap(struct session *s, const struct perf_event_header *ev, bool m
 		return on_kernel_mmap(s, &s->machines.host, file, b->pgoff);
 	if (mode == PERF_RECORD_MISC_GUEST_KERNEL) {
 		/* perf kvm's default guest has pid 0: it stands for every guest. */
-		struct machine *m = guest_machine(s, (int)b->pid);
+		struct machine *m;
+
+		if (!b->pid && copy_for_perf(s, ev))
+			return 0;
+		m = guest_machine(s, (int)b->pid);
 
 		return m ? on_kernel_mmap(s, m, file, b->pgoff) : -ENOMEM;
 	}

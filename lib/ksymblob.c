@@ -8,9 +8,11 @@
 
 #include "arena.h"
 #include "decompress.h"
+#include "hugepages.h"
 
 #define BLOB_MAGIC "KPKSYM1"
 #define NO_MODULE  0xffffffffU
+#define RAW_MAX	   (256ULL << 20)
 
 struct blob_header {
 	char magic[8];
@@ -31,7 +33,8 @@ static size_t names_size(const struct symtab *st)
 
 	for (size_t i = 0; i < st->nr; i++) {
 		n += strlen(st->syms[i].name) + 1;
-		if (st->syms[i].module && (!i || st->syms[i].module != st->syms[i - 1].module))
+		if (st->syms[i].module &&
+		    (!i || st->syms[i].module != st->syms[i - 1].module))
 			n += strlen(st->syms[i].module) + 1;
 	}
 	return n;
@@ -39,7 +42,7 @@ static size_t names_size(const struct symtab *st)
 
 static void fill_raw(const struct symtab *st, uint8_t *raw, size_t names_len)
 {
-	struct blob_header h = { BLOB_MAGIC, st->nr, names_len, st->slide };
+	struct blob_header h = {BLOB_MAGIC, st->nr, names_len, st->slide};
 	uint64_t *addrs = (uint64_t *)(raw + sizeof(h));
 	uint32_t *name_off = (uint32_t *)(addrs + st->nr);
 	uint32_t *mod_off = name_off + st->nr;
@@ -120,7 +123,7 @@ static int fill_table(const uint8_t *raw, size_t len, const char *what, struct s
 	types = (const uint8_t *)(mod_off + h.nr);
 	/* Names stay in the decompressed buffer, which the table then owns. */
 	names = (char *)(types + h.nr);
-	st->syms = malloc((h.nr ? h.nr : 1) * sizeof(*st->syms));
+	st->syms = kp_alloc_huge(h.nr * sizeof(*st->syms));
 	if (!st->syms)
 		return kp_errorf(err, ENOMEM, "%s: out of memory", what);
 	if (h.names_len && names[h.names_len - 1])
@@ -130,13 +133,41 @@ static int fill_table(const uint8_t *raw, size_t len, const char *what, struct s
 		if (name_off[i] >= h.names_len ||
 		    (mod_off[i] != NO_MODULE && mod_off[i] >= h.names_len))
 			return bad(err, what, "name offset out of range");
-		st->syms[i] = (struct ksym){ addrs[i], 0, names + name_off[i],
-					     mod_off[i] == NO_MODULE ? NULL : names + mod_off[i],
-					     (char)types[i] };
+		st->syms[i] =
+			(struct ksym){addrs[i], 0, names + name_off[i],
+				      mod_off[i] == NO_MODULE ? NULL : names + mod_off[i],
+				      (char)types[i]};
 	}
 	st->nr = h.nr;
 	st->slide = h.slide;
 	return symtab_finish(st) ? kp_errorf(err, ENOMEM, "%s: out of memory", what) : 0;
+}
+
+/*
+ * The usual case, a frame that states its size: straight into a buffer
+ * that can be huge pages. -EAGAIN leaves the rest (and the error messages)
+ * to kp_decompress().
+ */
+static int decompress(const void *blob, size_t len, void **out, size_t *out_len)
+{
+	unsigned long long size = ZSTD_getFrameContentSize(blob, len);
+	size_t n;
+	void *raw;
+
+	if (size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR ||
+	    size > RAW_MAX || !size)
+		return -EAGAIN;
+	raw = kp_alloc_huge((size_t)size);
+	if (!raw)
+		return -EAGAIN;
+	n = ZSTD_decompress(raw, (size_t)size, blob, len);
+	if (ZSTD_isError(n) || n != size) {
+		free(raw);
+		return -EAGAIN;
+	}
+	*out = raw;
+	*out_len = n;
+	return 0;
 }
 
 int ksymblob_decode(const void *blob, size_t len, const char *what, struct symtab **out,
@@ -148,7 +179,10 @@ int ksymblob_decode(const void *blob, size_t len, const char *what, struct symta
 	int ret;
 
 	*out = NULL;
-	ret = kp_decompress(KP_COMP_ZSTD, blob, len, 256ULL << 20, &raw, &raw_len, err);
+	ret = decompress(blob, len, &raw, &raw_len);
+	if (ret == -EAGAIN)
+		ret = kp_decompress(KP_COMP_ZSTD, blob, len, RAW_MAX, &raw, &raw_len,
+				    err);
 	if (ret)
 		return kp_err_prefix(err, "%s: embedded symbol table", what);
 	if (raw_len < sizeof(struct blob_header)) {

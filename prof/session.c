@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
+#include "hugepages.h"
 #include "ksymblob.h"
 #include "symsrc.h"
 
@@ -28,7 +29,9 @@ int session_open(struct session *s, const char *path, const char *sort,
 	    machine_set_comm(&s->machines, &s->machines.host, 0, 0, "swapper"))
 		return kp_errorf(err, ENOMEM, "out of memory");
 	s->hists = calloc(s->file->nr_evsels, sizeof(*s->hists));
-	s->cache = calloc(RESOLVE_CACHE_SIZE, sizeof(*s->cache));
+	s->cache = kp_alloc_huge(RESOLVE_CACHE_SIZE * sizeof(*s->cache));
+	if (s->cache)
+		memset(s->cache, 0, RESOLVE_CACHE_SIZE * sizeof(*s->cache));
 	s->cache_gen = 1;
 	if (!s->hists || !s->cache)
 		return kp_errorf(err, ENOMEM, "out of memory");

@@ -490,8 +490,14 @@ static struct resolve_entry *resolve_cached(struct session *s, const struct pd_s
 static bool row_matches(const struct resolve_entry *e, const struct hists *h,
 			const char *comm, int pid, int cpu, int level)
 {
-	return e->row && e->row_hists == h && e->row_comm == comm && e->row_pid == pid &&
-	       e->row_cpu == cpu && e->row_level == level;
+	/*
+	 * Only what the sort keys see: with the default comm,dso,sym a thread
+	 * moving between CPUs stays in its row.
+	 */
+	return e->row && e->row_hists == h && (!h->uses_comm || e->row_comm == comm) &&
+	       (!h->uses_pid || e->row_pid == pid) &&
+	       (!h->uses_cpu || e->row_cpu == cpu) &&
+	       (!h->uses_level || e->row_level == level);
 }
 
 /* A sample whose resolution was cached: reuse the row too when its inputs match. */

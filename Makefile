@@ -66,7 +66,7 @@ PROGRAMS := $(KVMPROF) $(if $(MOUNT_SRC),$(GUESTFS_MOUNT))
 
 # The tiny purpose-built guest for the QEMU harness: a VMM and its payload.
 TINYVM := $(BUILD)/tinyvm/tinyvmm $(BUILD)/tinyvm/payload.elf $(BUILD)/tinyvm/payload.map \
-	  $(BUILD)/guestctx/guestctx-check
+	  $(BUILD)/guestctx/guestctx-check $(BUILD)/guestctx/kvm-guest-regs
 
 .PHONY: all deps check unit integration fuzz demo bench clean kernel appliance \
 	format policy
@@ -103,6 +103,14 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBKVMPROF)
 	$(Q)$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(LIBKVMPROF) \
 		$(LDFLAGS_ALL) $(PKG_LIBS) -lcmocka
 
+# Unit tests of the profiler's own parts link its objects, all but main().
+PROF_LIB_OBJ := $(filter-out $(BUILD)/prof/main.o,$(PROF_OBJ))
+$(BUILD)/tests/test_session: tests/unit/test_session.c $(PROF_LIB_OBJ) $(LIBKVMPROF)
+	@mkdir -p $(dir $@)
+	$(say) TEST $@
+	$(Q)$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(PROF_LIB_OBJ) $(LIBKVMPROF) \
+		$(LDFLAGS_ALL) $(PKG_LIBS) -lcmocka
+
 $(BUILD)/bench/%: bench/%.c $(LIBKVMPROF)
 	@mkdir -p $(dir $@)
 	$(say) BENCH $@
@@ -119,6 +127,12 @@ $(BUILD)/guestctx/guestctx-check: tests/qemu/guestctx/guestctx-check.c
 	@mkdir -p $(dir $@)
 	$(say) CC $@
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $<
+
+# Reads a running guest's registers through lib/kvmdebugfs inside L1.
+$(BUILD)/guestctx/kvm-guest-regs: tests/qemu/guestctx/kvm-guest-regs.c $(LIBKVMPROF)
+	@mkdir -p $(dir $@)
+	$(say) CC $@
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBKVMPROF) $(LDFLAGS_ALL) $(PKG_LIBS)
 
 $(BUILD)/tinyvm/payload.elf: tests/qemu/tinyvm/payload.S tests/qemu/tinyvm/payload.lds
 	@mkdir -p $(dir $@)

@@ -4,17 +4,6 @@
 #include <errno.h>
 #include <stdlib.h>
 
-uint64_t hash_u64(uint64_t v)
-{
-	/* splitmix64's finaliser: cheap and spreads consecutive pids and addresses. */
-	v ^= v >> 30;
-	v *= 0xbf58476d1ce4e5b9ULL;
-	v ^= v >> 27;
-	v *= 0x94d049bb133111ebULL;
-	v ^= v >> 31;
-	return v ? v : 1;
-}
-
 uint64_t hash_bytes(const void *p, size_t len)
 {
 	const unsigned char *b = p;

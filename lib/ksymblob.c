@@ -4,13 +4,18 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <lz4frame.h>
+#include <lz4hc.h>
+#include <stdbool.h>
 #include <zstd.h>
 
 #include "arena.h"
 #include "decompress.h"
+#include "hugepages.h"
 
 #define BLOB_MAGIC "KPKSYM1"
 #define NO_MODULE  0xffffffffU
+#define RAW_MAX	   (256ULL << 20)
 
 struct blob_header {
 	char magic[8];
@@ -31,7 +36,8 @@ static size_t names_size(const struct symtab *st)
 
 	for (size_t i = 0; i < st->nr; i++) {
 		n += strlen(st->syms[i].name) + 1;
-		if (st->syms[i].module && (!i || st->syms[i].module != st->syms[i - 1].module))
+		if (st->syms[i].module &&
+		    (!i || st->syms[i].module != st->syms[i - 1].module))
 			n += strlen(st->syms[i].module) + 1;
 	}
 	return n;
@@ -39,7 +45,7 @@ static size_t names_size(const struct symtab *st)
 
 static void fill_raw(const struct symtab *st, uint8_t *raw, size_t names_len)
 {
-	struct blob_header h = { BLOB_MAGIC, st->nr, names_len, st->slide };
+	struct blob_header h = {BLOB_MAGIC, st->nr, names_len, st->slide};
 	uint64_t *addrs = (uint64_t *)(raw + sizeof(h));
 	uint32_t *name_off = (uint32_t *)(addrs + st->nr);
 	uint32_t *mod_off = name_off + st->nr;
@@ -67,32 +73,46 @@ static void fill_raw(const struct symtab *st, uint8_t *raw, size_t names_len)
 	}
 }
 
-int ksymblob_encode(const struct symtab *st, void **out, size_t *out_len)
+/*
+ * An LZ4 frame at the high-compression level: 1.5x the size of zstd's
+ * output, but it decodes in under half the time, and every report of the
+ * file pays the decoding.
+ */
+static int compress(const void *raw, size_t len, void **out, size_t *out_len)
 {
-	size_t names_len = names_size(st), len = raw_size(st->nr, names_len), bound, n;
-	uint8_t *raw;
-	void *z;
+	LZ4F_preferences_t prefs = {
+		.frameInfo = {.blockSizeID = LZ4F_max64KB, .contentSize = len},
+		.compressionLevel = LZ4HC_CLEVEL_DEFAULT};
+	size_t bound = LZ4F_compressFrameBound(len, &prefs), n;
+	void *z = malloc(bound);
 
-	if (names_len >= NO_MODULE)
-		return -EFBIG;
-	raw = malloc(len);
-	bound = ZSTD_compressBound(len);
-	z = malloc(bound);
-	if (!raw || !z) {
-		free(raw);
-		free(z);
+	if (!z)
 		return -ENOMEM;
-	}
-	fill_raw(st, raw, names_len);
-	n = ZSTD_compress(z, bound, raw, len, 3);
-	free(raw);
-	if (ZSTD_isError(n)) {
+	n = LZ4F_compressFrame(z, bound, raw, len, &prefs);
+	if (LZ4F_isError(n)) {
 		free(z);
 		return -EIO;
 	}
 	*out = z;
 	*out_len = n;
 	return 0;
+}
+
+int ksymblob_encode(const struct symtab *st, void **out, size_t *out_len)
+{
+	size_t names_len = names_size(st), len = raw_size(st->nr, names_len);
+	uint8_t *raw;
+	int ret;
+
+	if (names_len >= NO_MODULE)
+		return -EFBIG;
+	raw = malloc(len);
+	if (!raw)
+		return -ENOMEM;
+	fill_raw(st, raw, names_len);
+	ret = compress(raw, len, out, out_len);
+	free(raw);
+	return ret;
 }
 
 static int bad(struct kp_err *err, const char *what, const char *why)
@@ -120,7 +140,7 @@ static int fill_table(const uint8_t *raw, size_t len, const char *what, struct s
 	types = (const uint8_t *)(mod_off + h.nr);
 	/* Names stay in the decompressed buffer, which the table then owns. */
 	names = (char *)(types + h.nr);
-	st->syms = malloc((h.nr ? h.nr : 1) * sizeof(*st->syms));
+	st->syms = kp_alloc_huge(h.nr * sizeof(*st->syms));
 	if (!st->syms)
 		return kp_errorf(err, ENOMEM, "%s: out of memory", what);
 	if (h.names_len && names[h.names_len - 1])
@@ -130,13 +150,82 @@ static int fill_table(const uint8_t *raw, size_t len, const char *what, struct s
 		if (name_off[i] >= h.names_len ||
 		    (mod_off[i] != NO_MODULE && mod_off[i] >= h.names_len))
 			return bad(err, what, "name offset out of range");
-		st->syms[i] = (struct ksym){ addrs[i], 0, names + name_off[i],
-					     mod_off[i] == NO_MODULE ? NULL : names + mod_off[i],
-					     (char)types[i] };
+		st->syms[i] =
+			(struct ksym){addrs[i], 0, names + name_off[i],
+				      mod_off[i] == NO_MODULE ? NULL : names + mod_off[i],
+				      (char)types[i]};
 	}
 	st->nr = h.nr;
 	st->slide = h.slide;
 	return symtab_finish(st) ? kp_errorf(err, ENOMEM, "%s: out of memory", what) : 0;
+}
+
+/* An LZ4 frame that states its size, straight into @raw. */
+static int lz4_into(const void *blob, size_t len, void *raw, size_t size)
+{
+	LZ4F_decompressOptions_t opts = {.stableDst = 1};
+	LZ4F_dctx *dctx;
+	size_t dst = size, src = len, ret;
+
+	if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION)))
+		return -ENOMEM;
+	ret = LZ4F_decompress(dctx, raw, &dst, blob, &src, &opts);
+	LZ4F_freeDecompressionContext(dctx);
+	/* 0: the frame ended, and all of it was consumed. */
+	return ret == 0 && dst == size && src == len ? 0 : -EBADMSG;
+}
+
+/* The frame's stated size: LZ4 (written now) or zstd (older files); 0 if none. */
+static size_t content_size(const void *blob, size_t len, bool *lz4)
+{
+	LZ4F_frameInfo_t info = {0};
+	unsigned long long z;
+	LZ4F_dctx *dctx;
+	size_t n = len, ret;
+
+	*lz4 = len >= 4 && !memcmp(blob, "\x04\x22\x4d\x18", 4);
+	if (!*lz4) {
+		z = ZSTD_getFrameContentSize(blob, len);
+		return z == ZSTD_CONTENTSIZE_UNKNOWN || z == ZSTD_CONTENTSIZE_ERROR ||
+				       z > RAW_MAX
+			       ? 0
+			       : (size_t)z;
+	}
+	if (LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION)))
+		return 0;
+	ret = LZ4F_getFrameInfo(dctx, &info, blob, &n);
+	LZ4F_freeDecompressionContext(dctx);
+	return LZ4F_isError(ret) || info.contentSize > RAW_MAX ? 0 : info.contentSize;
+}
+
+/*
+ * The usual case, a frame that states its size: straight into a buffer
+ * that can be huge pages. -EAGAIN leaves the rest (and the error messages)
+ * to kp_decompress().
+ */
+static int decompress(const void *blob, size_t len, void **out, size_t *out_len,
+		      bool *lz4)
+{
+	size_t size = content_size(blob, len, lz4);
+	void *raw;
+	int ret;
+
+	if (!size)
+		return -EAGAIN;
+	raw = kp_alloc_huge(size);
+	if (!raw)
+		return -EAGAIN;
+	if (*lz4)
+		ret = lz4_into(blob, len, raw, size);
+	else
+		ret = ZSTD_decompress(raw, size, blob, len) == size ? 0 : -EBADMSG;
+	if (ret) {
+		free(raw);
+		return -EAGAIN;
+	}
+	*out = raw;
+	*out_len = size;
+	return 0;
 }
 
 int ksymblob_decode(const void *blob, size_t len, const char *what, struct symtab **out,
@@ -145,10 +234,14 @@ int ksymblob_decode(const void *blob, size_t len, const char *what, struct symta
 	struct symtab *st;
 	void *raw;
 	size_t raw_len;
+	bool lz4;
 	int ret;
 
 	*out = NULL;
-	ret = kp_decompress(KP_COMP_ZSTD, blob, len, 256ULL << 20, &raw, &raw_len, err);
+	ret = decompress(blob, len, &raw, &raw_len, &lz4);
+	if (ret == -EAGAIN)
+		ret = kp_decompress(lz4 ? KP_COMP_LZ4 : KP_COMP_ZSTD, blob, len, RAW_MAX,
+				    &raw, &raw_len, err);
 	if (ret)
 		return kp_err_prefix(err, "%s: embedded symbol table", what);
 	if (raw_len < sizeof(struct blob_header)) {

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A symbol table as one compact, zstd-compressed blob, for embedding in
+ * A symbol table as one compact, compressed blob, for embedding in
  * perf.data: a recording then carries the symbols of the kernel it ran on,
  * so a report needs neither /proc/kallsyms (slow to generate: ~50 ms for
- * 120k symbols) nor the same machine.
+ * 120k symbols) nor the same machine. It is an LZ4 frame (HC level), which
+ * every report decodes in ~1.6 ms for 120k symbols against ~3.5 ms for
+ * zstd; files from earlier versions hold a zstd frame, still read.
  *
  * Uncompressed layout, little-endian:
  *   char magic[8] "KPKSYM1\0", u64 nr, u64 names_len, i64 slide,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "hugepages.h"
 
 struct symtab *symtab_new(void)
 {
@@ -28,8 +29,7 @@ void symtab_free(struct symtab *st)
 	if (!st)
 		return;
 	free(st->syms);
-	free(st->addrs);
-	free(st->best);
+	free(st->addrs); /* best lives in the same block */
 	free(st->owned);
 	arena_free(st->strings);
 	free(st);
@@ -183,7 +183,8 @@ static uint32_t best_alias(const struct symtab *st, size_t i, size_t j)
 		uint64_t len = st->bounded && st->syms[k].size ? st->syms[k].size
 							       : (k + 1 == j ? next : 0);
 
-		if (k == i || !better_alias(&st->syms[best], best_len, &st->syms[k], len)) {
+		if (k == i ||
+		    !better_alias(&st->syms[best], best_len, &st->syms[k], len)) {
 			best = k;
 			best_len = len;
 		}
@@ -191,18 +192,18 @@ static uint32_t best_alias(const struct symtab *st, size_t i, size_t j)
 	return (uint32_t)best;
 }
 
+/* Both index arrays in one block: a kernel's fits one huge page. */
 static int index_addresses(struct symtab *st)
 {
-	size_t n = 0;
-	uint64_t *addrs = realloc(st->addrs, (st->nr ? st->nr : 1) * sizeof(*addrs));
-	uint32_t *best = realloc(st->best, (st->nr ? st->nr : 1) * sizeof(*best));
+	size_t n = 0, nr = st->nr ? st->nr : 1;
+	uint64_t *addrs = kp_alloc_huge(nr * (sizeof(*addrs) + sizeof(*st->best)));
+	uint32_t *best = (uint32_t *)(addrs + nr);
 
-	if (addrs)
-		st->addrs = addrs;
-	if (best)
-		st->best = best;
-	if (!addrs || !best)
+	if (!addrs)
 		return -ENOMEM;
+	free(st->addrs);
+	st->addrs = addrs;
+	st->best = best;
 	for (size_t i = 0; i < st->nr;) {
 		size_t j = i + 1;
 
@@ -225,8 +226,9 @@ int symtab_finish(struct symtab *st)
 		return -ENOMEM;
 	for (size_t i = 0; i < st->nr; i++) {
 		if (!st->syms[i].size || !st->bounded)
-			st->syms[i].size = i + 1 < st->nr ? st->syms[i + 1].addr - st->syms[i].addr
-							  : 0;
+			st->syms[i].size =
+				i + 1 < st->nr ? st->syms[i + 1].addr - st->syms[i].addr
+					       : 0;
 	}
 	/* Unbounded tables choose aliases by length, which needs the sizes first. */
 	if (!st->bounded && index_addresses(st))
@@ -309,10 +311,11 @@ int symtab_slide_from_anchor(const struct symtab *st, const char *name, uint64_t
 				 st->source[0] ? st->source : "symbol table", name);
 	s = (int64_t)(runtime - sym->addr);
 	if ((uint64_t)s % KP_SLIDE_ALIGN)
-		return kp_errorf(err, EINVAL,
-				 "%s: slide %#llx from %s@%#llx is not a multiple of 2 MiB",
-				 st->source[0] ? st->source : "symbol table",
-				 (unsigned long long)s, name, (unsigned long long)runtime);
+		return kp_errorf(
+			err, EINVAL,
+			"%s: slide %#llx from %s@%#llx is not a multiple of 2 MiB",
+			st->source[0] ? st->source : "symbol table",
+			(unsigned long long)s, name, (unsigned long long)runtime);
 	*slide = s;
 	return 0;
 }

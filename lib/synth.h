@@ -14,8 +14,14 @@
 #include "evlist.h"
 
 struct synth {
-	uint64_t sample_type;	/* of the first event: shapes the sample_id_all trailer */
+	uint64_t sample_type; /* of the first event: shapes the sample_id_all trailer */
 	bool sample_id_all;
+	/*
+	 * Time in the trailer: 0 for what existed before sampling began; a
+	 * record made mid-recording needs one that perf's ordered queue
+	 * accepts (see guestkmap.h).
+	 */
+	uint64_t time;
 	record_fn emit;
 	void *ctx;
 };
@@ -37,6 +43,9 @@ int synth_processes(const struct synth *s, pid_t pid);
  */
 int synth_kernel_mmap(const struct synth *s, struct kp_err *err);
 
+/* The lowest address an x86-64 kernel image runs at (__START_KERNEL_map). */
+#define X86_64_KERNEL_IMAGE_START 0xffffffff80000000ULL
+
 /*
  * A guest kernel map, as perf kvm writes it: "[guest.kernel.kallsyms.PID]SYM"
  * ("[guest.kernel.kallsyms]SYM" for pid 0, the default guest) with pgoff =
@@ -44,5 +53,17 @@ int synth_kernel_mmap(const struct synth *s, struct kp_err *err);
  */
 int synth_guest_kernel_mmap(const struct synth *s, pid_t pid, const char *ref_sym,
 			    uint64_t ref_runtime);
+
+/*
+ * The same map for perf's default guest (pid 0), on behalf of guest
+ * @guest_pid (the pid in its sample_id_all trailer). perf without
+ * --guestmount has no machine per guest: it hands every guest's map to the
+ * default guest, takes the reference symbol from the name after
+ * "[guest.kernel.kallsyms]" (for a per-pid name, "PID]SYM", which fails)
+ * and loads the default guest's symbols at its first kernel map. Written
+ * just before the per-pid map, this copy is the one perf loads with.
+ */
+int synth_default_guest_copy(const struct synth *s, pid_t guest_pid, const char *ref_sym,
+			     uint64_t ref_runtime);
 
 #endif

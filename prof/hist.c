@@ -6,9 +6,9 @@
 #include <string.h>
 
 static const char *const key_names[SORT__MAX] = {
-	[SORT_COMM] = "comm",	[SORT_PID] = "pid",   [SORT_DSO] = "dso",
-	[SORT_SYM] = "sym",	[SORT_GUEST] = "guest", [SORT_VCPU] = "vcpu",
-	[SORT_CPU] = "cpu",	[SORT_CPUMODE] = "cpumode", [SORT_CR3] = "cr3",
+	[SORT_COMM] = "comm", [SORT_PID] = "pid",	  [SORT_DSO] = "dso",
+	[SORT_SYM] = "sym",   [SORT_GUEST] = "guest",	  [SORT_VCPU] = "vcpu",
+	[SORT_CPU] = "cpu",   [SORT_CPUMODE] = "cpumode", [SORT_CR3] = "cr3",
 };
 
 const char *sort_key_name(enum sort_key key)
@@ -18,15 +18,15 @@ const char *sort_key_name(enum sort_key key)
 
 char level_char(enum cpumode_level level)
 {
-	static const char chars[LEVEL__MAX] = { 'k', '.', 'g', 'u', 'H' };
+	static const char chars[LEVEL__MAX] = {'k', '.', 'g', 'u', 'H'};
 
 	return chars[level];
 }
 
 const char *level_name(enum cpumode_level level)
 {
-	static const char *const names[LEVEL__MAX] = { "kernel", "user", "guest-kernel",
-						       "guest-user", "hypervisor" };
+	static const char *const names[LEVEL__MAX] = {"kernel", "user", "guest-kernel",
+						      "guest-user", "hypervisor"};
 
 	return names[level];
 }
@@ -54,7 +54,8 @@ int hists_init(struct hists *h, const char *sort_spec, struct kp_err *err)
 
 		if (parse_key(tok, &key)) {
 			kp_errorf(err, EINVAL,
-				  "unknown sort key '%s' (keys: comm, pid, dso, sym, guest, "
+				  "unknown sort key '%s' (keys: comm, pid, dso, sym, "
+				  "guest, "
 				  "vcpu, cr3, cpu, cpumode)",
 				  tok);
 			free(spec);
@@ -66,6 +67,11 @@ int hists_init(struct hists *h, const char *sort_spec, struct kp_err *err)
 	free(spec);
 	if (!h->nr_keys)
 		return kp_errorf(err, EINVAL, "empty sort key list");
+	/* As mask_key() below: pid shows the comm too, sym shows the level. */
+	h->uses_comm = hists_has_key(h, SORT_COMM) || hists_has_key(h, SORT_PID);
+	h->uses_pid = hists_has_key(h, SORT_PID);
+	h->uses_cpu = hists_has_key(h, SORT_CPU);
+	h->uses_level = hists_has_key(h, SORT_SYM) || hists_has_key(h, SORT_CPUMODE);
 	return 0;
 }
 
@@ -87,7 +93,8 @@ void hists_release(struct hists *h)
 }
 
 /* Keep only the fields the sort keys look at, so equal rows share an entry. */
-static void mask_key(const struct hists *h, const struct hist_key *in, struct hist_key *out)
+static void mask_key(const struct hists *h, const struct hist_key *in,
+		     struct hist_key *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->vcpu = out->cpu = out->pid = -1;
@@ -105,7 +112,8 @@ static void mask_key(const struct hists *h, const struct hist_key *in, struct hi
 			out->dso = in->dso;
 			break;
 		case SORT_SYM:
-			/* perf's sym column shows the level and, when unresolved, the address. */
+			/* perf's sym column shows the level and, when unresolved, the
+			 * address. */
 			out->sym = in->sym;
 			out->level = in->level;
 			out->addr = in->sym ? 0 : in->addr;
@@ -133,17 +141,24 @@ static void mask_key(const struct hists *h, const struct hist_key *in, struct hi
 
 static bool same_key(const struct hist_key *a, const struct hist_key *b)
 {
-	return a->comm == b->comm && a->pid == b->pid && a->dso == b->dso && a->cr3 == b->cr3 &&
-	       a->sym == b->sym && a->addr == b->addr && a->guest == b->guest &&
-	       a->vcpu == b->vcpu && a->cpu == b->cpu && a->level == b->level;
+	return a->comm == b->comm && a->pid == b->pid && a->dso == b->dso &&
+	       a->cr3 == b->cr3 && a->sym == b->sym && a->addr == b->addr &&
+	       a->guest == b->guest && a->vcpu == b->vcpu && a->cpu == b->cpu &&
+	       a->level == b->level;
 }
 
 /* Word-wise mixing: this runs once per sample, a byte loop would dominate. */
 static uint64_t key_hash(const struct hist_key *k)
 {
-	uint64_t v[] = { (uintptr_t)k->comm, (uint64_t)k->pid, (uintptr_t)k->dso,
-			 (uintptr_t)k->sym, k->addr, (uintptr_t)k->guest,
-			 (uint64_t)k->vcpu << 32 | (uint32_t)k->cpu, (uint64_t)k->level, k->cr3 };
+	uint64_t v[] = {(uintptr_t)k->comm,
+			(uint64_t)k->pid,
+			(uintptr_t)k->dso,
+			(uintptr_t)k->sym,
+			k->addr,
+			(uintptr_t)k->guest,
+			(uint64_t)k->vcpu << 32 | (uint32_t)k->cpu,
+			(uint64_t)k->level,
+			k->cr3};
 	uint64_t h = 0x9e3779b97f4a7c15ULL;
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
@@ -224,13 +239,15 @@ static int entry_cmp(const void *pa, const void *pb)
 
 	if (a->period != b->period)
 		return a->period > b->period ? -1 : 1;
-	c = cmp_str(a->key.sym ? a->key.sym->name : NULL, b->key.sym ? b->key.sym->name : NULL);
+	c = cmp_str(a->key.sym ? a->key.sym->name : NULL,
+		    b->key.sym ? b->key.sym->name : NULL);
 	if (c)
 		return c;
 	c = cmp_str(a->key.comm, b->key.comm);
 	if (c)
 		return c;
-	c = cmp_str(a->key.dso ? a->key.dso->name : NULL, b->key.dso ? b->key.dso->name : NULL);
+	c = cmp_str(a->key.dso ? a->key.dso->name : NULL,
+		    b->key.dso ? b->key.dso->name : NULL);
 	if (c)
 		return c;
 	if (a->key.addr != b->key.addr)

@@ -23,17 +23,17 @@ enum sort_key {
 	SORT_VCPU,
 	SORT_CPU,
 	SORT_CPUMODE,
-	SORT_CR3,	/* guest address space, from the guest context */
+	SORT_CR3, /* guest address space, from the guest context */
 	SORT__MAX,
 };
 
 /* Where a sample ran, in the terms of perf's [k] [.] [g] [u] levels. */
 enum cpumode_level {
-	LEVEL_KERNEL,		/* [k] host kernel */
-	LEVEL_USER,		/* [.] host user */
-	LEVEL_GUEST_KERNEL,	/* [g] */
-	LEVEL_GUEST_USER,	/* [u] */
-	LEVEL_HYPERVISOR,	/* [H] */
+	LEVEL_KERNEL,	    /* [k] host kernel */
+	LEVEL_USER,	    /* [.] host user */
+	LEVEL_GUEST_KERNEL, /* [g] */
+	LEVEL_GUEST_USER,   /* [u] */
+	LEVEL_HYPERVISOR,   /* [H] */
 	LEVEL__MAX,
 };
 
@@ -44,12 +44,12 @@ const char *level_name(enum cpumode_level level);
 struct hist_key {
 	const char *comm;
 	int pid;
-	const struct dso *dso;		/* NULL: [unknown] */
-	const struct ksym *sym;		/* NULL: unresolved, shown as the address */
-	uint64_t addr;			/* the ip, kept only when unresolved */
-	const struct machine *guest;	/* NULL for host samples */
-	int vcpu;			/* -1 unknown */
-	uint64_t cr3;			/* guest CR3, 0 unknown */
+	const struct dso *dso;	     /* NULL: [unknown] */
+	const struct ksym *sym;	     /* NULL: unresolved, shown as the address */
+	uint64_t addr;		     /* the ip, kept only when unresolved */
+	const struct machine *guest; /* NULL for host samples */
+	int vcpu;		     /* -1 unknown */
+	uint64_t cr3;		     /* guest CR3, 0 unknown */
 	int cpu;
 	int level;
 };
@@ -65,20 +65,26 @@ struct hist_entry {
 struct hists {
 	enum sort_key keys[SORT__MAX];
 	size_t nr_keys;
-	struct hashmap index;		/* hash of the masked key -> entry chain */
-	struct hist_entry **entries;	/* for sorting and output */
+	struct hashmap index;	     /* hash of the masked key -> entry chain */
+	struct hist_entry **entries; /* for sorting and output */
 	size_t nr_entries;
 	size_t alloc;
 	uint64_t total_period;
 	uint64_t total_samples;
 	uint64_t level_period[LEVEL__MAX];
+	/* Which sample inputs the keys see: others may differ within one row. */
+	bool uses_comm;
+	bool uses_pid;
+	bool uses_cpu;
+	bool uses_level;
 };
 
 /* Parse "comm,dso,sym": unknown keys fail with a message naming them. */
 int hists_init(struct hists *h, const char *sort_spec, struct kp_err *err);
 void hists_release(struct hists *h);
 /* Add a sample; returns its row (NULL on allocation failure). */
-struct hist_entry *hists_add(struct hists *h, const struct hist_key *key, uint64_t period);
+struct hist_entry *hists_add(struct hists *h, const struct hist_key *key,
+			     uint64_t period);
 /* Add a sample to a row hists_add() returned for an equal key. */
 void hists_add_to(struct hists *h, struct hist_entry *e, int level, uint64_t period);
 /* Sort entries by period, heaviest first (ties broken by key for stable output). */

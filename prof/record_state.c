@@ -10,6 +10,7 @@
 #include "buildid.h"
 #include "fileio.h"
 #include "guestid.h"
+#include "kvmdebugfs.h"
 
 void record_state_init(struct record_state *rs, bool host, bool guest)
 {
@@ -64,7 +65,8 @@ static bool is_guest_mode(uint16_t misc)
 {
 	uint16_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 
-	return mode == PERF_RECORD_MISC_GUEST_KERNEL || mode == PERF_RECORD_MISC_GUEST_USER;
+	return mode == PERF_RECORD_MISC_GUEST_KERNEL ||
+	       mode == PERF_RECORD_MISC_GUEST_USER;
 }
 
 /* The pid of a sample recorded with IDENTIFIER|IP|TID first. */
@@ -75,13 +77,22 @@ static int sample_pid(const struct perf_event_header *ev)
 	return ev->size >= sizeof(*ev) + 24 ? (int)w[4] : -1;
 }
 
+/* Its time: IDENTIFIER|IP|TID|TIME first (see cmd-record.c fill_attr). */
+static uint64_t sample_time(const struct perf_event_header *ev)
+{
+	const uint64_t *w = (const void *)(ev + 1);
+
+	return ev->size >= sizeof(*ev) + 32 ? w[3] : 0;
+}
+
 /*
  * Take the kernel's guest context off the end of a sample: what is written
  * has the sample_type perf knows, and the context goes to rs->ctx.
  */
 static const struct perf_event_header *strip_ctx(struct record_state *rs,
 						 const struct perf_event_header *ev,
-						 struct perf_sample_guest_ctx *ctx, uint8_t *buf)
+						 struct perf_sample_guest_ctx *ctx,
+						 uint8_t *buf)
 {
 	struct perf_event_header *h = (struct perf_event_header *)buf;
 
@@ -94,7 +105,8 @@ static const struct perf_event_header *strip_ctx(struct record_state *rs,
 	return h;
 }
 
-static int note_guest(struct record_state *rs, int pid, const struct perf_sample_guest_ctx *ctx)
+static int note_guest(struct record_state *rs, int pid,
+		      const struct perf_sample_guest_ctx *ctx)
 {
 	struct kvmfeat_guest *g;
 	char name[GUEST_NAME_MAX];
@@ -135,10 +147,16 @@ static int on_sample(struct record_state *rs, const struct perf_event_header *ev
 		return 0;
 	}
 	rs->samples++;
+	guestkmaps_saw_time(&rs->kmaps, sample_time(ev));
 	if (guest) {
+		int pid = rs->guest_ctx && ctx.pid ? (int)ctx.pid : sample_pid(ev);
+
 		rs->guest_samples++;
-		ret = note_guest(rs, rs->guest_ctx && ctx.pid ? (int)ctx.pid : sample_pid(ev),
-				 rs->guest_ctx ? &ctx : NULL);
+		ret = note_guest(rs, pid, rs->guest_ctx ? &ctx : NULL);
+		/* The guest's kernel map goes ahead of its first sample. */
+		if (!ret)
+			ret = guestkmaps_note(&rs->kmaps, &rs->synth, pid,
+					      rs->guest_ctx ? ctx.lstar : 0);
 		if (ret)
 			return ret;
 	}
@@ -147,12 +165,29 @@ static int on_sample(struct record_state *rs, const struct perf_event_header *ev
 	return emit(rs, ev);
 }
 
+/* The time in a kernel record's sample_id_all trailer, 0 when it has none. */
+static uint64_t trailer_time(const struct record_state *rs,
+			     const struct perf_event_header *ev)
+{
+	uint64_t t = rs->synth.sample_type, time;
+	size_t after = 8 * (1 + !!(t & PERF_SAMPLE_ID) + !!(t & PERF_SAMPLE_STREAM_ID) +
+			    !!(t & PERF_SAMPLE_CPU) + !!(t & PERF_SAMPLE_IDENTIFIER));
+
+	if (!rs->synth.sample_id_all || !(t & PERF_SAMPLE_TIME) ||
+	    ev->size < sizeof(*ev) + after)
+		return 0;
+	memcpy(&time, (const uint8_t *)ev + ev->size - after, sizeof(time));
+	return time;
+}
+
 int record_state_on_record(void *ctx, const struct perf_event_header *ev)
 {
 	struct record_state *rs = ctx;
 
 	if (ev->type == PERF_RECORD_SAMPLE)
 		return on_sample(rs, ev);
+	/* perf flushes up to these times too: a late guest map must not precede them. */
+	guestkmaps_saw_time(&rs->kmaps, trailer_time(rs, ev));
 	if (ev->type == PERF_RECORD_LOST) {
 		const uint64_t *w = (const void *)(ev + 1);
 
@@ -166,8 +201,10 @@ int record_state_on_record(void *ctx, const struct perf_event_header *ev)
 /* Tells perf's ordered-events queue that everything before it may be sorted. */
 int record_state_finish_round(struct record_state *rs)
 {
-	struct perf_event_header h = { .type = PD_RECORD_FINISHED_ROUND, .size = sizeof(h) };
+	struct perf_event_header h = {.type = PD_RECORD_FINISHED_ROUND,
+				      .size = sizeof(h)};
 
+	guestkmaps_round(&rs->kmaps);
 	return pd_writer_append(rs->writer, &h, sizeof(h), &rs->err);
 }
 
@@ -247,23 +284,38 @@ int record_state_write_contexts(struct record_state *rs, struct kp_err *err)
 	return ret ? kp_errorf(err, ENOMEM, "out of memory") : 0;
 }
 
-void record_state_print_summary(const struct record_state *rs, const char *path, FILE *out)
+void record_state_print_summary(const struct record_state *rs, const char *path,
+				FILE *out)
 {
-	fprintf(out, "[ kvmprof record: wrote %s: %" PRIu64 " samples (%" PRIu64 " guest)",
+	fprintf(out,
+		"[ kvmprof record: wrote %s: %" PRIu64 " samples (%" PRIu64 " guest)",
 		path, rs->samples, rs->guest_samples);
 	if (rs->dropped)
 		fprintf(out, ", %" PRIu64 " filtered out", rs->dropped);
 	fprintf(out, ", %" PRIu64 " lost in %" PRIu64 " LOST records ]\n", rs->lost,
 		rs->lost_records);
-	for (size_t i = 0; i < rs->guests.nr; i++)
-		fprintf(out, "[ guest: pid %d name %s%s ]\n", rs->guests.guests[i].pid,
-			rs->guests.guests[i].name,
-			rs->guests.guests[i].lstar ? " (guest context: yes)" : "");
+	for (size_t i = 0; i < rs->guests.nr; i++) {
+		const struct kvmfeat_guest *g = &rs->guests.guests[i];
+		const struct guestkmap_entry *k = guestkmaps_find(&rs->kmaps, g->pid);
+
+		fprintf(out, "[ guest: pid %d name %s%s", g->pid, g->name,
+			g->lstar ? " (guest context: yes)" : "");
+		if (k && k->written)
+			fprintf(out, ", kernel map: %s at %#" PRIx64, KVM_LSTAR_SYMBOL,
+				k->lstar);
+		else
+			fprintf(out, ", kernel map: none (LSTAR unknown)");
+		fprintf(out, " ]\n");
+	}
 	if (rs->guest_ctx)
-		fprintf(out, "[ guest context: %zu distinct (vm, vcpu, cr3) ]\n", rs->ctx.nr_ctxs);
+		fprintf(out, "[ guest context: %zu distinct (vm, vcpu, cr3) ]\n",
+			rs->ctx.nr_ctxs);
 	else if (rs->guest_samples)
-		fprintf(out, "[ guest context: not supported by this kernel; guest slides come from "
-			     "kernel map records (--guestkallsyms) or report's --guest-slide ]\n");
+		fprintf(out,
+			"[ guest context: not supported by this kernel; guest slides "
+			"come from "
+			"kernel map records (KVM debugfs, --guestkallsyms) or report's "
+			"--guest-slide ]\n");
 }
 
 void record_state_release(struct record_state *rs)
@@ -272,6 +324,7 @@ void record_state_release(struct record_state *rs)
 		pd_writer_abort(rs->writer);
 	kvmfeat_release(&rs->guests);
 	guestctx_table_release(&rs->ctx);
+	guestkmaps_release(&rs->kmaps);
 	for (size_t i = 0; i < rs->mapped.cap; i++)
 		if (rs->mapped.keys[i])
 			free(rs->mapped.vals[i]);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "guestctx.h"
+#include "guestkmap.h"
 #include "hashmap.h"
 #include "kvmfeat.h"
 #include "perfdata.h"
@@ -22,14 +23,15 @@ struct record_state {
 	bool want_guest;
 	uint64_t samples;
 	uint64_t guest_samples;
-	uint64_t dropped;	/* filtered out by --host / --guest */
-	uint64_t lost;		/* PERF_RECORD_LOST: samples the kernel could not deliver */
+	uint64_t dropped; /* filtered out by --host / --guest */
+	uint64_t lost;	  /* PERF_RECORD_LOST: samples the kernel could not deliver */
 	uint64_t lost_records;
-	struct kvmfeat guests;	/* QEMU processes seen running guest code */
-	const char *guests_conf;	/* guestfs-mount's guest list, to name guests by disk */
-	bool guest_ctx;		/* samples end with a struct perf_sample_guest_ctx */
+	struct kvmfeat guests;	 /* QEMU processes seen running guest code */
+	const char *guests_conf; /* guestfs-mount's guest list, to name guests by disk */
+	bool guest_ctx;		 /* samples end with a struct perf_sample_guest_ctx */
 	struct guestctx_table ctx;
-	struct hashmap mapped;	/* files of user mappings, for the BUILD_ID feature */
+	struct guestkmaps kmaps; /* each guest's kernel map, written on first sight */
+	struct hashmap mapped;	 /* files of user mappings, for the BUILD_ID feature */
 	int error;
 	struct kp_err err;
 };
@@ -44,7 +46,8 @@ int record_state_write_guests(struct record_state *rs, struct kp_err *err);
 int record_state_write_contexts(struct record_state *rs, struct kp_err *err);
 /* Build-ids of the host kernel and every mapped file, as perf record writes them. */
 int record_state_write_build_ids(struct record_state *rs, struct kp_err *err);
-void record_state_print_summary(const struct record_state *rs, const char *path, FILE *out);
+void record_state_print_summary(const struct record_state *rs, const char *path,
+				FILE *out);
 void record_state_release(struct record_state *rs);
 
 #endif

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
+#include "hugepages.h"
 #include "ksymblob.h"
 #include "symsrc.h"
 
@@ -22,12 +23,15 @@ int session_open(struct session *s, const char *path, const char *sort,
 	ret = pd_open(path, &s->file, err);
 	if (ret)
 		return ret;
-	/* The idle task has no /proc entry to synthesize a COMM from; perf names it so. */
+	/* The idle task has no /proc entry to synthesize a COMM from; perf names it so.
+	 */
 	if (machines_init(&s->machines) ||
 	    machine_set_comm(&s->machines, &s->machines.host, 0, 0, "swapper"))
 		return kp_errorf(err, ENOMEM, "out of memory");
 	s->hists = calloc(s->file->nr_evsels, sizeof(*s->hists));
-	s->cache = calloc(RESOLVE_CACHE_SIZE, sizeof(*s->cache));
+	s->cache = kp_alloc_huge(RESOLVE_CACHE_SIZE * sizeof(*s->cache));
+	if (s->cache)
+		memset(s->cache, 0, RESOLVE_CACHE_SIZE * sizeof(*s->cache));
 	s->cache_gen = 1;
 	if (!s->hists || !s->cache)
 		return kp_errorf(err, ENOMEM, "out of memory");
@@ -41,8 +45,9 @@ int session_open(struct session *s, const char *path, const char *sort,
 		const struct pd_build_id *b = &s->file->build_ids[i];
 		struct dso *d;
 
-		if (b->pid != -1 || (b->misc & PERF_RECORD_MISC_CPUMODE_MASK) !=
-					    PERF_RECORD_MISC_USER || b->filename[0] != '/')
+		if (b->pid != -1 ||
+		    (b->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER ||
+		    b->filename[0] != '/')
 			continue;
 		d = dso_cache_get(&s->machines.dsos, b->filename, DSO_USER);
 		if (!d)
@@ -51,14 +56,15 @@ int session_open(struct session *s, const char *path, const char *sort,
 		d->want_build_id_len = b->size;
 	}
 	if (s->file->guest_ctx) {
-		ret = guestctx_table_decode(s->file->guest_ctx, s->file->guest_ctx_size, path,
-					    &s->ctx, err);
+		ret = guestctx_table_decode(s->file->guest_ctx, s->file->guest_ctx_size,
+					    path, &s->ctx, err);
 		if (ret)
 			return ret;
 	}
 	if (s->file->kvmprof_feature) {
-		ret = kvmfeat_decode(s->file->kvmprof_feature, s->file->kvmprof_feature_size,
-				     path, &s->kvmfeat, err);
+		ret = kvmfeat_decode(s->file->kvmprof_feature,
+				     s->file->kvmprof_feature_size, path, &s->kvmfeat,
+				     err);
 		if (ret)
 			return ret;
 	}
@@ -89,7 +95,7 @@ static bool file_exists(const char *path)
 /* Load @path into @m's kernel DSO; on failure keep the reason for the header. */
 static bool load_kernel_table(struct machine *m, const char *path)
 {
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	struct symtab *st;
 
 	if (symsrc_load_file(path, &st, NULL, &err)) {
@@ -106,7 +112,7 @@ static bool same_running_kernel(const struct pd_file *f)
 	struct utsname u;
 
 	if (!f->osrelease[0] || uname(&u))
-		return true;	/* nothing recorded to compare with */
+		return true; /* nothing recorded to compare with */
 	return !strcmp(u.release, f->osrelease);
 }
 
@@ -114,11 +120,11 @@ static bool same_running_kernel(const struct pd_file *f)
 static bool load_embedded_host_kernel(struct session *s)
 {
 	struct machine *m = &s->machines.host;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	struct symtab *st;
 
-	if (ksymblob_decode(s->file->host_ksyms, s->file->host_ksyms_size, s->file->path, &st,
-			    &err)) {
+	if (ksymblob_decode(s->file->host_ksyms, s->file->host_ksyms_size, s->file->path,
+			    &st, &err)) {
 		m->kernel->error = strdup(err.msg);
 		return false;
 	}
@@ -132,7 +138,7 @@ static bool load_embedded_host_kernel(struct session *s)
 static void load_host_kernel(struct session *s)
 {
 	struct machine *m = &s->machines.host;
-	const char *path = s->sopts->vmlinux ? s->sopts->vmlinux
+	const char *path = s->sopts->vmlinux	? s->sopts->vmlinux
 			   : s->sopts->kallsyms ? s->sopts->kallsyms
 						: "/proc/kallsyms";
 
@@ -146,13 +152,15 @@ static void load_host_kernel(struct session *s)
 		char msg[300];
 
 		snprintf(msg, sizeof(msg),
-			 "recorded on kernel %.64s, not the running one: give --kallsyms or -k",
+			 "recorded on kernel %.64s, not the running one: give --kallsyms "
+			 "or -k",
 			 s->file->osrelease);
 		m->kernel->error = strdup(msg);
 		return;
 	}
 	if (load_kernel_table(m, path))
-		snprintf(s->host_kernel_source, sizeof(s->host_kernel_source), "%s", path);
+		snprintf(s->host_kernel_source, sizeof(s->host_kernel_source), "%s",
+			 path);
 	machine_place_kernel(m);
 }
 
@@ -161,7 +169,8 @@ static int guest_table_candidates(const struct session *s, const struct machine 
 				  char paths[][512], int max)
 {
 	const struct symbol_opts *o = s->sopts;
-	const char *mounts[2] = { o->guestmount, o->guestmount ? NULL : DEFAULT_GUESTMOUNT };
+	const char *mounts[2] = {o->guestmount,
+				 o->guestmount ? NULL : DEFAULT_GUESTMOUNT};
 	int n = 0;
 
 	if (o->guestvmlinux && n < max)
@@ -172,9 +181,11 @@ static int guest_table_candidates(const struct session *s, const struct machine 
 		if (strcmp(m->name, "-") && n < max)
 			snprintf(paths[n++], 512, "%s/%s/kallsyms", mounts[i], m->name);
 		if (n < max)
-			snprintf(paths[n++], 512, "%s/%d/proc/kallsyms", mounts[i], m->pid);
+			snprintf(paths[n++], 512, "%s/%d/proc/kallsyms", mounts[i],
+				 m->pid);
 		if (n < max)
-			snprintf(paths[n++], 512, "%s/by-pid/%d/proc/kallsyms", mounts[i], m->pid);
+			snprintf(paths[n++], 512, "%s/by-pid/%d/proc/kallsyms", mounts[i],
+				 m->pid);
 	}
 	return n;
 }
@@ -199,10 +210,11 @@ static void place_guest(struct session *s, struct machine *m, const char *path)
 	}
 	/* The guest context's LSTAR is the runtime entry_SYSCALL_64. */
 	if (g && g->lstar && m->kernel->symtab &&
-	    !symtab_slide_from_anchor(m->kernel->symtab, "entry_SYSCALL_64", g->lstar, &m->slide,
-				      NULL)) {
+	    !symtab_slide_from_anchor(m->kernel->symtab, "entry_SYSCALL_64", g->lstar,
+				      &m->slide, NULL)) {
 		m->slide_known = true;
-		snprintf(m->slide_source, sizeof(m->slide_source), "guest context (LSTAR)");
+		snprintf(m->slide_source, sizeof(m->slide_source),
+			 "guest context (LSTAR)");
 		return;
 	}
 	if (g && g->has_slide) {
@@ -240,7 +252,7 @@ static bool guest_release(const char *path, char *out, size_t size)
 		buf[0] = '\0';
 	fclose(f);
 	if (sscanf(buf, "%63s %63s %127s", a, b, c) == 3 && !strcmp(a, "Linux"))
-		snprintf(out, size, "%s", c);	/* "Linux version RELEASE ..." */
+		snprintf(out, size, "%s", c); /* "Linux version RELEASE ..." */
 	else if (sscanf(buf, "%127s", c) == 1)
 		snprintf(out, size, "%s", c);
 	else
@@ -254,11 +266,12 @@ static bool guest_release(const char *path, char *out, size_t size)
  */
 static void load_guest_modules(struct session *s, struct machine *m)
 {
-	const char *mount = s->sopts->guestmount ? s->sopts->guestmount : DEFAULT_GUESTMOUNT;
+	const char *mount =
+		s->sopts->guestmount ? s->sopts->guestmount : DEFAULT_GUESTMOUNT;
 	char list[512] = "", tree[700] = "", ver[600], rel[128];
-	const char *dirs[3][2] = { { m->name, "modules" }, { "", "proc/modules" },
-				   { "by-pid/", "proc/modules" } };
-	struct kp_err err = { 0 };
+	const char *dirs[3][2] = {
+		{m->name, "modules"}, {"", "proc/modules"}, {"by-pid/", "proc/modules"}};
+	struct kp_err err = {0};
 
 	for (int i = 0; i < 3 && !list[0]; i++) {
 		char dir[300];
@@ -282,11 +295,12 @@ static void load_guest_modules(struct session *s, struct machine *m)
 		snprintf(list, sizeof(list), "%s", s->sopts->guestmodules);
 	if (!list[0])
 		return;
-	if (kmodules_load(&m->modules, list, tree[0] ? tree : NULL, &s->machines.dsos, &err))
+	if (kmodules_load(&m->modules, list, tree[0] ? tree : NULL, &s->machines.dsos,
+			  &err))
 		snprintf(m->modules_source, sizeof(m->modules_source), "%s", err.msg);
 	else
-		snprintf(m->modules_source, sizeof(m->modules_source), "%zu modules from %s",
-			 m->modules.nr, list);
+		snprintf(m->modules_source, sizeof(m->modules_source),
+			 "%zu modules from %s", m->modules.nr, list);
 }
 
 static void load_guest_kernel(struct session *s, struct machine *m)
@@ -298,7 +312,8 @@ static void load_guest_kernel(struct session *s, struct machine *m)
 	load_guest_modules(s, m);
 	for (int i = 0; i < n; i++) {
 		/* Explicit files must exist; the usual places are only probed. */
-		bool explicit_file = i < !!s->sopts->guestvmlinux + !!s->sopts->guestkallsyms;
+		bool explicit_file =
+			i < !!s->sopts->guestvmlinux + !!s->sopts->guestkallsyms;
 
 		if (!explicit_file && !file_exists(paths[i]))
 			continue;
@@ -368,7 +383,8 @@ static int vcpu_from_comm(const char *comm)
 	return -1;
 }
 
-static const struct ksym *kernel_lookup(struct machine *m, uint64_t ip, const struct dso **dso)
+static const struct ksym *kernel_lookup(struct machine *m, uint64_t ip,
+					const struct dso **dso)
 {
 	struct symtab *st = m->kernel->symtab;
 
@@ -382,7 +398,6 @@ static const struct ksym *kernel_lookup(struct machine *m, uint64_t ip, const st
 	return symtab_lookup(st, ip, NULL);
 }
 
-
 static void resolve_guest(struct session *s, struct machine *m, uint64_t ip,
 			  struct hist_key *k)
 {
@@ -393,9 +408,10 @@ static void resolve_guest(struct session *s, struct machine *m, uint64_t ip,
 	k->sym = kernel_lookup(m, ip, &dso);
 	k->dso = dso;
 	/* Outside the core kernel's text: a loaded module's, when the list is known. */
-	if (m->modules.nr && (!k->sym || (!k->sym->module && m->kernel->symtab->text_end &&
-					  !symtab_in_text(m->kernel->symtab,
-							  ip - (uint64_t)m->kernel->symtab->slide)))) {
+	if (m->modules.nr &&
+	    (!k->sym || (!k->sym->module && m->kernel->symtab->text_end &&
+			 !symtab_in_text(m->kernel->symtab,
+					 ip - (uint64_t)m->kernel->symtab->slide)))) {
 		const struct dso *mdso = NULL;
 		const struct ksym *msym = kmodules_lookup(&m->modules, ip, &mdso);
 
@@ -406,7 +422,8 @@ static void resolve_guest(struct session *s, struct machine *m, uint64_t ip,
 	}
 }
 
-static void resolve_host(struct session *s, const struct pd_sample *ps, struct hist_key *k)
+static void resolve_host(struct session *s, const struct pd_sample *ps,
+			 struct hist_key *k)
 {
 	struct machine *host = &s->machines.host;
 	const struct map *map;
@@ -429,17 +446,54 @@ static void resolve_host(struct session *s, const struct pd_sample *ps, struct h
 		k->addr = ps->ip - map->start + map->pgoff;
 }
 
-static struct resolve_entry *cache_slot(struct session *s, uint64_t ip, const void *owner)
+/*
+ * Two-way sets, most recently used first: a direct-mapped cache let two hot
+ * addresses that share a slot evict each other on every sample (about 5%
+ * of a million-sample report went to resolving them again).
+ */
+static struct resolve_entry *cache_set(struct session *s, uint64_t ip, const void *owner)
 {
 	uint64_t h = hash_u64(ip ^ (uintptr_t)owner * 0x9e3779b97f4a7c15ULL);
 
-	return &s->cache[h & (RESOLVE_CACHE_SIZE - 1)];
+	return &s->cache[h & (RESOLVE_CACHE_SIZE - 2)];
+}
+
+static bool cache_hit(const struct session *s, const struct resolve_entry *e, uint64_t ip,
+		      const void *owner)
+{
+	return e->gen == s->cache_gen && e->ip == ip && e->owner == owner;
+}
+
+/* The entry for (@ip, @owner) moved to the front of its set, or NULL. */
+static struct resolve_entry *cache_find(struct session *s, uint64_t ip, const void *owner)
+{
+	struct resolve_entry *set = cache_set(s, ip, owner), tmp;
+
+	if (cache_hit(s, &set[0], ip, owner))
+		return &set[0];
+	if (!cache_hit(s, &set[1], ip, owner))
+		return NULL;
+	tmp = set[0];
+	set[0] = set[1];
+	set[1] = tmp;
+	return &set[0];
+}
+
+/* Room for a new entry at the front of its set; the older one is dropped. */
+static struct resolve_entry *cache_insert(struct session *s, uint64_t ip,
+					  const void *owner)
+{
+	struct resolve_entry *set = cache_set(s, ip, owner);
+
+	set[1] = set[0];
+	return &set[0];
 }
 
 /* Whose address space an address is in: the process for user space, else the machine. */
 static const void *cache_owner(int level, uint32_t pid, const struct machine *m)
 {
-	return level == LEVEL_USER ? (const void *)(uintptr_t)(pid + 1ULL) : (const void *)m;
+	return level == LEVEL_USER ? (const void *)(uintptr_t)(pid + 1ULL)
+				   : (const void *)m;
 }
 
 /* Resolve through the cache: a hit copies sym/dso/addr into @k. */
@@ -447,9 +501,9 @@ static struct resolve_entry *resolve_cached(struct session *s, const struct pd_s
 					    struct machine *m, struct hist_key *k)
 {
 	const void *owner = cache_owner(k->level, ps->pid, m);
-	struct resolve_entry *e = cache_slot(s, ps->ip, owner);
+	struct resolve_entry *e = cache_find(s, ps->ip, owner);
 
-	if (e->gen == s->cache_gen && e->ip == ps->ip && e->owner == owner) {
+	if (e) {
 		k->sym = e->sym;
 		k->dso = e->dso;
 		k->addr = e->addr;
@@ -459,8 +513,13 @@ static struct resolve_entry *resolve_cached(struct session *s, const struct pd_s
 		resolve_guest(s, m, ps->ip, k);
 	else
 		resolve_host(s, ps, k);
-	*e = (struct resolve_entry){ .ip = ps->ip, .owner = owner, .gen = s->cache_gen,
-				     .sym = k->sym, .dso = k->dso, .addr = k->addr };
+	e = cache_insert(s, ps->ip, owner);
+	*e = (struct resolve_entry){.ip = ps->ip,
+				    .owner = owner,
+				    .gen = s->cache_gen,
+				    .sym = k->sym,
+				    .dso = k->dso,
+				    .addr = k->addr};
 	return e;
 }
 
@@ -468,8 +527,14 @@ static struct resolve_entry *resolve_cached(struct session *s, const struct pd_s
 static bool row_matches(const struct resolve_entry *e, const struct hists *h,
 			const char *comm, int pid, int cpu, int level)
 {
-	return e->row && e->row_hists == h && e->row_comm == comm && e->row_pid == pid &&
-	       e->row_cpu == cpu && e->row_level == level;
+	/*
+	 * Only what the sort keys see: with the default comm,dso,sym a thread
+	 * moving between CPUs stays in its row.
+	 */
+	return e->row && e->row_hists == h && (!h->uses_comm || e->row_comm == comm) &&
+	       (!h->uses_pid || e->row_pid == pid) &&
+	       (!h->uses_cpu || e->row_cpu == cpu) &&
+	       (!h->uses_level || e->row_level == level);
 }
 
 /* A sample whose resolution was cached: reuse the row too when its inputs match. */
@@ -496,7 +561,8 @@ static const char *sample_comm(struct session *s, int pid, int tid)
 	struct thread *t = s->last_thread;
 
 	if (!t || t->tid != tid || t->pid != pid)
-		t = s->last_thread = machine_thread(&s->machines, &s->machines.host, pid, tid);
+		t = s->last_thread =
+			machine_thread(&s->machines, &s->machines.host, pid, tid);
 	if (t && !t->comm) {
 		char name[24];
 
@@ -515,10 +581,9 @@ static bool add_host_fast(struct session *s, const struct pd_sample *ps, struct 
 			  int level, const char *comm)
 {
 	const void *owner = cache_owner(level, ps->pid, &s->machines.host);
-	struct resolve_entry *e = cache_slot(s, ps->ip, owner);
+	struct resolve_entry *e = cache_find(s, ps->ip, owner);
 
-	if (e->gen != s->cache_gen || e->ip != ps->ip || e->owner != owner ||
-	    !row_matches(e, h, comm, (int)ps->pid, (int)ps->cpu, level))
+	if (!e || !row_matches(e, h, comm, (int)ps->pid, (int)ps->cpu, level))
 		return false;
 	hists_add_to(h, e->row, level, ps->period);
 	s->machines.host.samples++;
@@ -535,7 +600,7 @@ static int on_sample(struct session *s, const struct pd_sample *sample, uint64_t
 	int level = level_of(ps->misc);
 	bool guest = level == LEVEL_GUEST_KERNEL || level == LEVEL_GUEST_USER;
 	const char *comm = sample_comm(s, (int)ps->pid, (int)ps->tid);
-	struct hist_key k = { 0 };
+	struct hist_key k = {0};
 	struct resolve_entry *e = NULL;
 	const struct perf_sample_guest_ctx *ctx;
 	struct machine *m = &s->machines.host;
@@ -602,18 +667,37 @@ static int on_kernel_mmap(struct session *s, struct machine *m, const char *name
 {
 	char ref[64];
 
-	if (!kernel_map_ref(name, m->guest ? "[guest.kernel.kallsyms" : "[kernel.kallsyms]",
+	if (!kernel_map_ref(name,
+			    m->guest ? "[guest.kernel.kallsyms" : "[kernel.kallsyms]",
 			    ref, sizeof(ref)) ||
 	    !ref[0])
-		return 0;	/* module maps: not modelled yet */
+		return 0; /* module maps: not modelled yet */
 	snprintf(m->ref_sym, sizeof(m->ref_sym), "%s", ref);
 	m->ref_runtime = pgoff;
+	/*
+	 * kvmprof record writes a guest's map when it first sees the guest, so
+	 * it can follow a table loaded for samples of an earlier round.
+	 */
+	if (m->kernel && m->kernel->symtab)
+		machine_place_kernel(m);
 	return 0;
+}
+
+/*
+ * A default-guest map kvmprof record wrote on behalf of one guest (its
+ * trailer names that guest), only for perf: the guest's own map is in the
+ * file, and other guests must not borrow its slide.
+ */
+static bool copy_for_perf(const struct session *s, const struct perf_event_header *ev)
+{
+	struct pd_sample id;
+
+	return !pd_parse_id_trailer(s->file, ev, &id, NULL) && id.pid != 0;
 }
 
 static int on_mmap(struct session *s, const struct perf_event_header *ev, bool mmap2)
 {
-	s->cache_gen++;	/* maps and kernel placement may change what an address means */
+	s->cache_gen++; /* maps and kernel placement may change what an address means */
 	const struct mmap_body *b = (const void *)(ev + 1);
 	size_t fixed = sizeof(*ev) + sizeof(*b) + (mmap2 ? 32 : 0);
 	const char *name = (const char *)ev + fixed;
@@ -628,14 +712,18 @@ static int on_mmap(struct session *s, const struct perf_event_header *ev, bool m
 		return on_kernel_mmap(s, &s->machines.host, file, b->pgoff);
 	if (mode == PERF_RECORD_MISC_GUEST_KERNEL) {
 		/* perf kvm's default guest has pid 0: it stands for every guest. */
-		struct machine *m = guest_machine(s, (int)b->pid);
+		struct machine *m;
+
+		if (!b->pid && copy_for_perf(s, ev))
+			return 0;
+		m = guest_machine(s, (int)b->pid);
 
 		return m ? on_kernel_mmap(s, m, file, b->pgoff) : -ENOMEM;
 	}
 	if (mode == PERF_RECORD_MISC_GUEST_USER)
 		return 0;
-	return machine_add_map(&s->machines, &s->machines.host, (int)b->pid, b->start, b->len,
-			       b->pgoff, file);
+	return machine_add_map(&s->machines, &s->machines.host, (int)b->pid, b->start,
+			       b->len, b->pgoff, file);
 }
 
 static int on_comm(struct session *s, const struct perf_event_header *ev)
@@ -648,20 +736,23 @@ static int on_comm(struct session *s, const struct perf_event_header *ev)
 	if (ev->size < sizeof(*ev) + 16)
 		return 0;
 	snprintf(buf, sizeof(buf), "%.*s", (int)strnlen(comm, max), comm);
-	return machine_set_comm(&s->machines, &s->machines.host, (int)ids[0], (int)ids[1], buf);
+	return machine_set_comm(&s->machines, &s->machines.host, (int)ids[0], (int)ids[1],
+				buf);
 }
 
 static int on_fork(struct session *s, const struct perf_event_header *ev)
 {
-	s->cache_gen++;	/* a reused pid gets new maps */
-	const uint32_t *f = (const void *)(ev + 1);	/* pid, ppid, tid, ptid */
+	s->cache_gen++;				    /* a reused pid gets new maps */
+	const uint32_t *f = (const void *)(ev + 1); /* pid, ppid, tid, ptid */
 
 	if (ev->size < sizeof(*ev) + 16)
 		return 0;
-	return machine_fork(&s->machines, &s->machines.host, (int)f[1], (int)f[0], (int)f[2]);
+	return machine_fork(&s->machines, &s->machines.host, (int)f[1], (int)f[0],
+			    (int)f[2]);
 }
 
-static int on_record(struct session *s, const struct perf_event_header *ev, struct kp_err *err)
+static int on_record(struct session *s, const struct perf_event_header *ev,
+		     struct kp_err *err)
 {
 	struct pd_sample ps;
 	int ret = 0;
@@ -671,8 +762,9 @@ static int on_record(struct session *s, const struct perf_event_header *ev, stru
 		ret = pd_parse_sample(s->file, ev, &ps, err);
 		return ret ? ret : on_sample(s, &ps, s->sample_ordinal++, err);
 	case PERF_RECORD_MMAP:
-		ret = ev->size >= sizeof(*ev) + sizeof(struct mmap_body) ? on_mmap(s, ev, false)
-									 : 0;
+		ret = ev->size >= sizeof(*ev) + sizeof(struct mmap_body)
+			      ? on_mmap(s, ev, false)
+			      : 0;
 		break;
 	case PERF_RECORD_MMAP2:
 		ret = ev->size >= sizeof(*ev) + sizeof(struct mmap_body) + 32
@@ -705,21 +797,21 @@ static int on_record(struct session *s, const struct perf_event_header *ev, stru
  */
 struct queued {
 	uint64_t time;
-	uint64_t seq;		/* file order: ties keep it; also indexes queue.recs */
+	uint64_t seq; /* file order: ties keep it; also indexes queue.recs */
 };
 
 /* What a queued record needs, kept apart so that sorting moves 16 bytes. */
 struct queued_rec {
 	const struct perf_event_header *ev;
-	uint64_t ordinal;	/* samples: position among the file's samples */
-	struct pd_sample ps;	/* samples: decoded once */
+	uint64_t ordinal;    /* samples: position among the file's samples */
+	struct pd_sample ps; /* samples: decoded once */
 };
 
 struct queue {
-	const struct perf_event_header **evs;	/* this round, in file order */
+	const struct perf_event_header **evs; /* this round, in file order */
 	size_t nr;
 	size_t alloc;
-	bool has_meta;		/* a COMM, MMAP, FORK... is in this round */
+	bool has_meta; /* a COMM, MMAP, FORK... is in this round */
 	struct queued *q;
 	struct queued_rec *recs;
 	size_t sort_alloc;
@@ -760,7 +852,8 @@ static int merge_runs(struct queued *q, size_t n)
 			end = b < n ? ++i : n;
 			/* Merge [a, b) and [b, end); the left run wins ties: stable. */
 			for (size_t x = a, y = b; x < b || y < end;)
-				dst[o++] = y >= end || (x < b && queued_cmp(&src[x], &src[y]) <= 0)
+				dst[o++] = y >= end || (x < b &&
+							queued_cmp(&src[x], &src[y]) <= 0)
 						   ? src[x++]
 						   : src[y++];
 			runs++;
@@ -810,7 +903,7 @@ static int sort_round(struct session *s, struct queue *q, struct kp_err *err)
 		} else {
 			ret = pd_parse_id_trailer(s->file, r->ev, &r->ps, err);
 		}
-		q->q[i] = (struct queued){ r->ps.time, i };
+		q->q[i] = (struct queued){r->ps.time, i};
 		sorted = sorted && (!i || q->q[i - 1].time <= q->q[i].time);
 	}
 	if (!ret && !sorted && merge_runs(q->q, q->nr))
@@ -871,7 +964,7 @@ static bool file_has_times(const struct pd_file *f)
 int session_process(struct session *s, struct kp_err *err)
 {
 	const struct perf_event_header *ev;
-	struct queue q = { 0 };
+	struct queue q = {0};
 	bool ordered = file_has_times(s->file);
 	uint64_t pos = 0;
 	int ret;
@@ -880,7 +973,7 @@ int session_process(struct session *s, struct kp_err *err)
 		if (ev->type == PD_RECORD_FINISHED_ROUND)
 			ret = flush_queue(s, &q, err);
 		else if (ev->type >= 64)
-			ret = 0;	/* perf's own header records: nothing to model */
+			ret = 0; /* perf's own header records: nothing to model */
 		else if (ordered)
 			ret = enqueue(s, &q, ev, err);
 		else

@@ -17,9 +17,9 @@
 
 /* Where kernel symbols come from; NULL fields mean "look in the usual places". */
 struct symbol_opts {
-	const char *kallsyms;		/* host */
-	const char *vmlinux;		/* host */
-	const char *guestmount;		/* /var/lib/guests layout or perf's by-pid layout */
+	const char *kallsyms;	/* host */
+	const char *vmlinux;	/* host */
+	const char *guestmount; /* /var/lib/guests layout or perf's by-pid layout */
 	const char *guestkallsyms;
 	const char *guestvmlinux;
 	const char *guestmodules;
@@ -30,7 +30,7 @@ struct symbol_opts {
 #define DEFAULT_GUESTMOUNT "/var/lib/guests"
 
 /*
- * Samples repeat the same few thousand addresses: a direct-mapped cache of
+ * Samples repeat the same few thousand addresses: a 2-way set-associative cache of
  * resolutions saves a binary search (and for user space a map search) per
  * sample. Entries are tagged with a generation bumped by every map change.
  */
@@ -38,7 +38,7 @@ struct symbol_opts {
 
 struct resolve_entry {
 	uint64_t ip;
-	const void *owner;	/* machine, or (for user space) the thread's pid + 1 */
+	const void *owner; /* machine, or (for user space) the thread's pid + 1 */
 	uint64_t gen;
 	const struct ksym *sym;
 	const struct dso *dso;
@@ -56,9 +56,9 @@ struct session {
 	struct pd_file *file;
 	const struct symbol_opts *sopts;
 	struct machines machines;
-	struct hists *hists;		/* one per evsel */
+	struct hists *hists; /* one per evsel */
 	struct kvmfeat kvmfeat;
-	struct guestctx_table ctx;	/* from the file, when recorded with guest context */
+	struct guestctx_table ctx; /* from the file, when recorded with guest context */
 	uint64_t sample_ordinal;
 	bool want_host;
 	bool want_guest;
@@ -67,7 +67,7 @@ struct session {
 	uint64_t samples;
 	uint64_t filtered;
 	struct resolve_entry *cache;
-	struct thread *last_thread;	/* samples come in runs from one thread */
+	struct thread *last_thread; /* samples come in runs from one thread */
 	uint64_t cache_gen;
 	char host_kernel_source[256];
 	bool host_kernel_tried;

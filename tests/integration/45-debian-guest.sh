@@ -70,6 +70,33 @@ else
 	fail "own file: top 20 guest symbols from vmlinuz + LSTAR equal those from runtime kallsyms"
 	sed 's/^/#   /' "$TMP/own.diff"
 fi
+# kvmprof record wrote a kernel map for the L2's QEMU pid whose pgoff is the
+# L2's runtime entry_SYSCALL_64 (the guest's LSTAR), as perf kvm writes
+# them; perf itself reads the file and prints it.
+esys=$(awk '$3 == "entry_SYSCALL_64" { print $1; exit }' "$OUT/l2-kallsyms")
+qpid=$(sed -n 's/^qemu-pid: //p' "$OUT/status")
+echo "# L2 QEMU pid $qpid, runtime entry_SYSCALL_64 0x$esys"
+perf report -D -i "$OUT/deb.data" 2>/dev/null | grep 'PERF_RECORD_MMAP.*guest\.kernel' \
+	>"$TMP/gmaps.txt"
+sed 's/^/#   /' "$TMP/gmaps.txt"
+check "own file: perf reads a guest kernel map for pid $qpid at entry_SYSCALL_64" \
+	grep -qE "PERF_RECORD_MMAP $qpid/0: \[0x[0-9a-f]+\(0x[0-9a-f]+\) @ 0x$esys\]: x \[guest\.kernel\.kallsyms\.$qpid\]entry_SYSCALL_64\$" \
+	"$TMP/gmaps.txt"
+check "record summary names the map" \
+	grep -q "pid $qpid name deb12.*kernel map: entry_SYSCALL_64 at 0x$esys" "$OUT/record.out"
+# lib/kvmdebugfs on the real patched kernel reads the same LSTAR.
+sed 's/^/# debugfs: /' "$OUT/guest-regs.out"
+check "debugfs guest_lstar through lib/kvmdebugfs equals L2's entry_SYSCALL_64" \
+	grep -qE "^vcpu [0-9]+ lstar 0x$esys cr3 0x[0-9a-f]+\$" "$OUT/guest-regs.out"
+# perf kvm reads kvmprof's file with the runtime kallsyms and names the same functions.
+perf kvm --guest --guestkallsyms="$OUT/l2-kallsyms" report -i "$OUT/deb.data" --stdio \
+	-s sym >"$TMP/p-own.txt" 2>"$TMP/p-own.err"
+if diff <(top_g <"$TMP/p-own.txt") <(top_g <"$TMP/k-own-rt.txt") >"$TMP/p-own.diff"; then
+	ok "perf kvm report of kvmprof's file: same top 20 guest symbols as kvmprof"
+else
+	fail "perf kvm report of kvmprof's file: same top 20 guest symbols as kvmprof"
+	sed 's/^/#   /' "$TMP/p-own.diff" | head -20
+fi
 # An override beats the recorded map; a wrong one must not resolve to the right names.
 "$KVMPROF" report -i "$OUT/deb.data" --guestkallsyms "$VMLINUZ" --guest -s sym \
 	--guest-slide "$slide" >"$TMP/k-override.txt" 2>&1

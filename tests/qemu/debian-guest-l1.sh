@@ -24,6 +24,11 @@ for _ in $(seq 1 120); do
 	last=$size
 done
 echo "kallsyms: $(wc -l <l2-kallsyms) lines after $(echo "$(date +%s.%N) - $t0" | bc) s" >>status
+# $qemu is timeout's pid; KVM names the VM's debugfs folder after QEMU's.
+qemu_pid=$(pgrep -P "$qemu" -f qemu-system | head -1)
+echo "qemu-pid: $qemu_pid" >>status
+# L2 runs its kernel now: its LSTAR, as lib/kvmdebugfs reads it.
+"$BUILD/guestctx/kvm-guest-regs" "$qemu_pid" >guest-regs.out 2>&1
 # Both record until L2 powers off.
 until_l2_exits="while kill -0 $qemu 2>/dev/null; do sleep 0.2; done"
 perf kvm --guest --guestkallsyms="$PWD/l2-kallsyms" record -a -e cpu-clock -F 1000 \

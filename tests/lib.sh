@@ -39,3 +39,22 @@ expect_fail() {
 		printf '%s\n' "$out" | tail -10 | sed 's/^/#   /'
 	fi
 }
+
+# make_test_users TAG: real groups GA=${TAG}ga, GB=${TAG}gb and users
+# UA=${TAG}a (in GA), UB=${TAG}b (in GB), UC=${TAG}c (in neither) and
+# UD=${TAG}d (in both), all with primary group nogroup and no login. Appends
+# them to the caller's made_users and made_groups arrays, which its cleanup
+# must remove (userdel, groupdel). Returns 1 when any could not be made.
+make_test_users() {
+	local tag=$1 g
+	GA=${tag}ga GB=${tag}gb
+	UA=${tag}a UB=${tag}b UC=${tag}c UD=${tag}d
+	for g in "$GA" "$GB"; do
+		groupadd "$g" && made_groups+=("$g")
+	done
+	useradd -M -N -g nogroup -s /usr/sbin/nologin -G "$GA" "$UA" && made_users+=("$UA")
+	useradd -M -N -g nogroup -s /usr/sbin/nologin -G "$GB" "$UB" && made_users+=("$UB")
+	useradd -M -N -g nogroup -s /usr/sbin/nologin "$UC" && made_users+=("$UC")
+	useradd -M -N -g nogroup -s /usr/sbin/nologin -G "$GA,$GB" "$UD" && made_users+=("$UD")
+	[ ${#made_users[@]} -ge 4 ] && [ ${#made_groups[@]} -ge 2 ]
+}

@@ -476,18 +476,9 @@ stop_daemon || fail "phase 3: daemon exits cleanly"
 # vmlinux (a grant with a deny exception) are presented 0444 and only the
 # daemon's open-time check stands between them and the wrong reader.
 
-tag=kpm$$
-GA=${tag}ga GB=${tag}gb
-UA=${tag}a UB=${tag}b UC=${tag}c UD=${tag}d
-for g in "$GA" "$GB"; do
-	groupadd "$g" && made_groups+=("$g")
-done
 # UA in GA; UB in GB; UC in neither; UD in both.
-useradd -M -N -g nogroup -s /usr/sbin/nologin -G "$GA" "$UA" && made_users+=("$UA")
-useradd -M -N -g nogroup -s /usr/sbin/nologin -G "$GB" "$UB" && made_users+=("$UB")
-useradd -M -N -g nogroup -s /usr/sbin/nologin "$UC" && made_users+=("$UC")
-useradd -M -N -g nogroup -s /usr/sbin/nologin -G "$GA,$GB" "$UD" && made_users+=("$UD")
-if [ ${#made_users[@]} -ne 4 ] || [ ${#made_groups[@]} -ne 2 ]; then
+tag=kpm$$
+if ! make_test_users "$tag"; then
 	fail "phase 4: create test users and groups"
 	exit 1
 fi

@@ -210,9 +210,6 @@ fi
 # --- access policy: real users and groups ------------------------------------
 
 # Unique names, removed however the test ends.
-tag=kpt$$
-GA=${tag}ga GB=${tag}gb
-UA=${tag}a UB=${tag}b UC=${tag}c UD=${tag}d
 made_users=() made_groups=()
 cleanup() {
 	local u g
@@ -226,15 +223,9 @@ if [ "$(id -u)" -ne 0 ]; then
 	skip "access policy with real users" "needs root"
 	exit 0
 fi
-for g in "$GA" "$GB"; do
-	groupadd "$g" && made_groups+=("$g")
-done
 # UA in GA; UB in GB; UC in neither; UD in both.
-useradd -M -N -g nogroup -s /usr/sbin/nologin -G "$GA" "$UA" && made_users+=("$UA")
-useradd -M -N -g nogroup -s /usr/sbin/nologin -G "$GB" "$UB" && made_users+=("$UB")
-useradd -M -N -g nogroup -s /usr/sbin/nologin "$UC" && made_users+=("$UC")
-useradd -M -N -g nogroup -s /usr/sbin/nologin -G "$GA,$GB" "$UD" && made_users+=("$UD")
-if [ ${#made_users[@]} -ne 4 ] || [ ${#made_groups[@]} -ne 2 ]; then
+tag=kpt$$
+if ! make_test_users "$tag"; then
 	fail "create test users and groups"
 	exit 1
 fi

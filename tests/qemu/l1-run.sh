@@ -14,7 +14,7 @@
 # SCRIPT (a path on this machine) runs as root chrooted into the host root,
 # with OUTDIR (writable, shared over 9p) mounted at /results and its own
 # output in OUTDIR/l1.log. /proc, /sys, /dev and debugfs are mounted inside
-# the chroot, /tmp is a tmpfs. Exits with SCRIPT's status (124 on timeout).
+# the chroot, /tmp and /var/tmp are tmpfs. Exits with SCRIPT's status (124 on timeout).
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -97,6 +97,7 @@ fi
 o=trans=virtio,version=9p2000.L,msize=512000
 mount -t 9p -o $o,ro,cache=loose hostroot /host || { echo "l1: no host root"; poweroff -f; }
 mount -t tmpfs tmpfs /host/tmp
+mount -t tmpfs tmpfs /host/var/tmp
 mount -t proc proc /host/proc
 mount -t sysfs sysfs /host/sys
 mount -t devtmpfs devtmpfs /host/dev

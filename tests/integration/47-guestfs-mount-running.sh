@@ -1,0 +1,79 @@
+#!/bin/bash
+# guestfs-mount and stock perf kvm on a guest that really runs: inside L1
+# (the project's kernel), the daemon inspects a test disk with its appliance
+# under KVM, a Debian 6.12 L2 runs with that disk attached, and perf kvm
+# --guestmount=<mount>/by-pid records it. The by-pid kallsyms must read as
+# L2's own /proc/kallsyms (relocated by the slide from the guest's LSTAR);
+# perf's report given that file through the mount, and kvmprof's report
+# with --guestmount, must name the same guest functions as perf given L2's
+# runtime kallsyms. (perf 6.1's report puts every guest sample under its
+# default guest, so it cannot take per-pid symbols from --guestmount itself.)
+. "$(dirname "$0")/../lib.sh"
+
+dir=$("$REPO/scripts/fetch-debian-kernels.sh" --print | grep 'linux-image-6\.12' | head -1)
+VMLINUZ=$(ls "$dir"/boot/vmlinuz-* 2>/dev/null | head -1)
+V612=${VMLINUZ##*/vmlinuz-}
+if ! IMG=$("$REPO/tests/data-builders/guest-images.sh" 2>"$TMP/images.err"); then
+	fail "test disk images built"
+	exit 1
+fi
+OUT=$BUILD/l1-results/guestmount
+rm -rf "$OUT" && mkdir -p "$OUT" "$BUILD/l2"
+"$REPO/tests/qemu/make-l2-initrd.sh" "$BUILD/l2/initrd.gz"
+t0=$SECONDS
+"$REPO/tests/qemu/l1-run.sh" -t 500 "$OUT" "$REPO/tests/qemu/guestmount-l1.sh" "$BUILD" \
+	"$REPO" "$VMLINUZ" "$BUILD/l2/initrd.gz" "$IMG/deb-2part.qcow2"
+rc=$?
+echo "# L1 boot + inspection + L2 run: $((SECONDS - t0)) s"
+sed 's/^/# /' "$OUT/status" 2>/dev/null
+grep -E 'appliance up|inspection found|ready' "$OUT/gm.log" 2>/dev/null | sed 's/^/# /'
+check "L1 run completes" test $rc -eq 0
+check "guestfs-mount inspected the disk inside L1" grep -q "^inspected: 0" "$OUT/status"
+qpid=$(sed -n 's/^qemu-pid: //p' "$OUT/status")
+check "by-pid lists L2's QEMU (matched by the disk it holds open)" grep -qx "$qpid" "$OUT/by-pid.ls"
+check "L2 wrote its runtime kallsyms" test "$(wc -l <"$OUT/l2-kallsyms")" -gt 100000
+
+rt=$(awk '$3 == "_text" { print $1; exit }' "$OUT/l2-kallsyms")
+lt=$("$KVMPROF" symbols "$VMLINUZ" | awk '$3 == "_text" { print $1; exit }')
+slide=$(printf '%#x' $((0x$rt - 0x$lt)))
+echo "# L2 slide from its own /proc/kallsyms: $slide"
+check "L2 really runs with KASLR (slide $slide)" test "$slide" != 0x0
+check "by-pid proc/kallsyms equals L2's own /proc/kallsyms" \
+	cmp <(sort "$OUT/by-pid-kallsyms") <(sort "$OUT/l2-kallsyms")
+check "info names the running QEMU, kernel and slide" \
+	bash -c "grep -qx 'running: qemu pid $qpid' '$OUT/info.txt' &&
+		 grep -q '^running kernel: $V612' '$OUT/info.txt' &&
+		 grep -q '^slide: $slide (from the guest.s LSTAR ' '$OUT/info.txt'"
+check "perf kvm --guestmount record and report succeeded" \
+	bash -c "grep -qx 'perf-record: 0' '$OUT/status' && grep -qx 'perf-report: 0' '$OUT/status'"
+check "perf's guest kernel map is at L2's runtime _text (from by-pid kallsyms)" \
+	bash -c "perf script -i '$OUT/perf-gm.data' --show-mmap-events 2>/dev/null |
+		 grep 'guest.kernel.kallsyms.$qpid\]_text' | grep -q '@ 0x$rt'"
+check "the report ran while L2 was alive" grep -qx "l2-alive-after-report: yes" "$OUT/status"
+
+top_g() { grep -E '\[g\] ' | head -20 | awk '{ print $NF }'; }
+perf kvm --guest --guestkallsyms="$OUT/l2-kallsyms" report -i "$OUT/perf-gm.data" --stdio \
+	-s sym >"$TMP/perf-rt.txt" 2>/dev/null
+check "perf through the mount names guest kernel functions" \
+	grep -qE '\[g\] (do_syscall_64|entry_SYSCALL_64|read_zero|srso_return_thunk|native_write_msr|vfs_(read|write))' \
+	"$OUT/perf-gm-report.txt"
+same_top20() {
+	if diff <(top_g <"$2") <(top_g <"$3") >"$TMP/top.diff" && [ "$(top_g <"$3" | wc -l)" -eq 20 ]; then
+		ok "$1"
+	else
+		fail "$1"
+		sed 's/^/#   /' "$TMP/top.diff"
+	fi
+}
+same_top20 "perf: top 20 guest symbols through the mount equal those from L2's runtime kallsyms" \
+	"$TMP/perf-rt.txt" "$OUT/perf-gm-report.txt"
+check "kvmprof report --guestmount=<mount>/by-pid succeeded" grep -qx "kvmprof-report: 0" "$OUT/status"
+check "kvmprof: symbols from the mount's by-pid kallsyms (runtime addresses: slide 0)" \
+	bash -c "grep -q 'kernel symbols: /tmp/gm-mnt/by-pid/$qpid/proc/kallsyms' '$OUT/kvmprof-gm-report.txt' &&
+		 grep -q 'slide: 0 (from kernel map (_text))' '$OUT/kvmprof-gm-report.txt'"
+"$KVMPROF" report -i "$OUT/perf-gm.data" --guestkallsyms "$OUT/l2-kallsyms" --guest -s sym \
+	>"$TMP/kvmprof-rt.txt" 2>&1
+same_top20 "kvmprof: top 20 guest symbols through the mount equal those from L2's runtime kallsyms" \
+	"$TMP/kvmprof-rt.txt" "$OUT/kvmprof-gm-report.txt"
+check "kvmprof: the top guest symbols are real kernel functions" \
+	grep -qE '\[g\] (do_syscall_64|read_zero|entry_SYSCALL_64)' "$OUT/kvmprof-gm-report.txt"

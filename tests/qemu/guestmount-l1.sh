@@ -1,0 +1,68 @@
+#!/bin/bash
+# Runs inside L1 (see l1-run.sh) on the kernel with the series: guestfs-mount
+# serves a guest whose QEMU really runs, and stock perf kvm reads it.
+#
+# guestfs-mount inspects DISK (its appliance runs under KVM here), then L2
+# boots Debian's kernel with DISK attached read-only, so the daemon matches
+# the QEMU process by the disk it holds open and reads its LSTAR from the
+# series' debugfs files. While L2 runs: the daemon's by-pid kallsyms and
+# info are saved, and perf kvm --guestmount=MOUNT/by-pid records and
+# reports. L2's own /proc/kallsyms (virtio serial) is the truth to compare.
+#   guestmount-l1.sh BUILD_DIR REPO VMLINUZ L2_INITRD DISK
+set -u
+BUILD=$1 REPO=$2 VMLINUZ=$3 INITRD=$4 DISK=$5
+MNT=/tmp/gm-mnt
+KVMPROF_FORCE_TCG=0 . "$REPO/scripts/guestfs-env.sh" || { echo "env: failed" >>status; exit 0; }
+mkdir -p "$MNT"
+cat >gm.conf <<CONF
+cache /tmp/gm-cache
+guest deb2p
+    disk qcow2 $DISK
+CONF
+"$BUILD/guestfs-mount" -f -c gm.conf "$MNT" 2>gm.log &
+gm=$!
+for _ in $(seq 100); do mountpoint -q "$MNT" && break; sleep 0.1; done
+t0=$(date +%s.%N)
+head -c 1 "$MNT/deb2p/kallsyms" >/dev/null 2>&1
+echo "inspected: $? after $(echo "$(date +%s.%N) - $t0" | bc) s" >>status
+
+: >l2-kallsyms
+qemu-system-x86_64 -accel kvm -cpu host -M pc -m 256M -smp 1 -nographic -no-reboot \
+	-nic none -kernel "$VMLINUZ" -initrd "$INITRD" \
+	-append 'console=ttyS0 quiet panic=-1 workload=30' \
+	-drive "file=$DISK,format=qcow2,readonly=on,if=virtio" \
+	-device virtio-serial-pci -chardev file,id=ks,path=l2-kallsyms \
+	-device virtserialport,chardev=ks,name=ks >l2-console.log 2>&1 &
+qemu=$!
+echo "qemu-pid: $qemu" >>status
+last=-1
+for _ in $(seq 1 120); do
+	sleep 1
+	size=$(stat -c %s l2-kallsyms)
+	[ "$size" -gt 1000000 ] && [ "$size" = "$last" ] && break
+	last=$size
+done
+sleep 1.2 # the daemon re-scans running guests once a second
+ls "$MNT/by-pid" >by-pid.ls 2>&1
+cp "$MNT/by-pid/$qemu/proc/kallsyms" by-pid-kallsyms 2>>status
+cp "$MNT/deb2p/info" info.txt 2>>status
+perf kvm --guest --guestmount="$MNT/by-pid" record -a -e cpu-clock -F 1000 -o perf-gm.data \
+	-- sleep 4 >perf-record.out 2>&1
+echo "perf-record: $?" >>status
+# Reported while L2 still runs: by-pid/<pid> exists only as long as its QEMU.
+# perf 6.1's report files every guest sample under its default guest
+# (machines__find_guest()), so it is given the guest's kallsyms through the
+# mount; its record above took the kernel map from the same file.
+perf kvm --guest --guestkallsyms="$MNT/by-pid/$qemu/proc/kallsyms" report -i perf-gm.data \
+	--stdio -s sym >perf-gm-report.txt 2>perf-gm-report.err
+echo "perf-report: $?" >>status
+"$BUILD/kvmprof" report -i perf-gm.data --guestmount="$MNT/by-pid" --guest -s sym \
+	>kvmprof-gm-report.txt 2>&1
+echo "kvmprof-report: $?" >>status
+kill -0 $qemu 2>/dev/null && echo "l2-alive-after-report: yes" >>status
+kill $qemu 2>/dev/null
+wait $qemu
+kill -TERM $gm
+wait $gm
+echo "guestfs-mount: $?" >>status
+exit 0

@@ -6,6 +6,7 @@
 # the guest's real kallsyms, as a perf user copying it by hand would.
 #   debian-guest-l1.sh BUILD_DIR VMLINUZ L2_INITRD
 set -u
+. "$(dirname "$0")/l2-kallsyms.sh"
 BUILD=$1 VMLINUZ=$2 INITRD=$3
 : >l2-kallsyms
 t0=$(date +%s.%N)
@@ -15,14 +16,7 @@ timeout 300 qemu-system-x86_64 -accel kvm -cpu host -M pc -m 256M -smp 1 -nograp
 	-device virtio-serial-pci -chardev file,id=ks,path=l2-kallsyms \
 	-device virtserialport,chardev=ks,name=ks >l2-console.log 2>&1 &
 qemu=$!
-# The table is complete when it stops growing and ends with a newline.
-last=-1
-for _ in $(seq 1 120); do
-	sleep 1
-	size=$(stat -c %s l2-kallsyms)
-	[ "$size" -gt 1000000 ] && [ "$size" = "$last" ] && break
-	last=$size
-done
+wait_l2_kallsyms l2-kallsyms
 echo "kallsyms: $(wc -l <l2-kallsyms) lines after $(echo "$(date +%s.%N) - $t0" | bc) s" >>status
 # $qemu is timeout's pid; KVM names the VM's debugfs folder after QEMU's.
 qemu_pid=$(pgrep -P "$qemu" -f qemu-system | head -1)

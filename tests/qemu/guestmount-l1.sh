@@ -10,6 +10,7 @@
 # reports. L2's own /proc/kallsyms (virtio serial) is the truth to compare.
 #   guestmount-l1.sh BUILD_DIR REPO VMLINUZ L2_INITRD DISK
 set -u
+. "$(dirname "$0")/l2-kallsyms.sh"
 BUILD=$1 REPO=$2 VMLINUZ=$3 INITRD=$4 DISK=$5
 MNT=/tmp/gm-mnt
 KVMPROF_FORCE_TCG=0 . "$REPO/scripts/guestfs-env.sh" || { echo "env: failed" >>status; exit 0; }
@@ -35,13 +36,7 @@ qemu-system-x86_64 -accel kvm -cpu host -M pc -m 256M -smp 1 -nographic -no-rebo
 	-device virtserialport,chardev=ks,name=ks >l2-console.log 2>&1 &
 qemu=$!
 echo "qemu-pid: $qemu" >>status
-last=-1
-for _ in $(seq 1 120); do
-	sleep 1
-	size=$(stat -c %s l2-kallsyms)
-	[ "$size" -gt 1000000 ] && [ "$size" = "$last" ] && break
-	last=$size
-done
+wait_l2_kallsyms l2-kallsyms
 sleep 1.2 # the daemon re-scans running guests once a second
 ls "$MNT/by-pid" >by-pid.ls 2>&1
 cp "$MNT/by-pid/$qemu/proc/kallsyms" by-pid-kallsyms 2>>status

@@ -82,30 +82,19 @@ static int gm_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 
 static int gm_open(const char *path, struct fuse_file_info *fi)
 {
-	struct gm_entry e;
 	struct gm_open *h;
 	int ret;
 
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & (O_TRUNC | O_CREAT)))
 		return -EROFS;
-	ret = gm_store_stat(path, &e);
-	if (!ret)
-		ret = gm_access_may_open(&e);
-	if (!ret)
-		ret = gm_store_open(path, &h);
+	ret = gm_store_open(path, gm_access_may_open, &h);
 	if (ret)
 		return ret;
 	fi->fh = (uint64_t)(uintptr_t)h;
 	/* Generated files may change size between opens: no cached size limits reads. */
 	fi->direct_io = gm_store_is_mem(h);
-	/*
-	 * Cache files never change under a published tree, and a new inspection
-	 * gives new mtimes, which make the kernel drop stale pages
-	 * (auto_inval_data): warm reads come from the page cache. Not under
-	 * by-pid/, where one path changes files when the guest boots another
-	 * kernel.
-	 */
-	fi->keep_cache = !fi->direct_io && !e.by_pid;
+	/* A new inspection gives new mtimes, which drop stale pages (auto_inval_data). */
+	fi->keep_cache = gm_store_is_stable(h);
 	return 0;
 }
 

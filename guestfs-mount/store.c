@@ -1086,6 +1086,7 @@ struct gm_open {
 	int fd;	    /* a cache file, or -1 */
 	char *data; /* a copy of an in-memory file */
 	size_t len;
+	bool by_pid;
 };
 
 /* Serve a copy of @len bytes: the source may change after open. */
@@ -1099,9 +1100,10 @@ static int copy_out(struct gm_open *h, const char *data, size_t len)
 	return 0;
 }
 
-int gm_store_open(const char *path, struct gm_open **out)
+int gm_store_open(const char *path, gm_may_open_fn may_open, struct gm_open **out)
 {
 	struct gm_open *h;
+	struct gm_entry e;
 	struct spot s;
 	char *file = NULL;
 	int ret;
@@ -1115,6 +1117,11 @@ int gm_store_open(const char *path, struct gm_open **out)
 	ret = resolve(path, &s, false);
 	if (!ret && (s.where != AT_NODE || s.node->dir))
 		ret = -EISDIR;
+	if (!ret) {
+		entry_of(&s, &e);
+		h->by_pid = e.by_pid;
+		ret = may_open(&e);
+	}
 	if (!ret)
 		ret = make(s.node);
 	if (!ret && s.live) {
@@ -1144,6 +1151,11 @@ int gm_store_open(const char *path, struct gm_open **out)
 bool gm_store_is_mem(const struct gm_open *h)
 {
 	return h->fd < 0;
+}
+
+bool gm_store_is_stable(const struct gm_open *h)
+{
+	return h->fd >= 0 && !h->by_pid;
 }
 
 int gm_store_read(struct gm_open *h, char *buf, size_t size, off_t off)

@@ -45,9 +45,17 @@ typedef int (*gm_fill_fn)(void *ctx, const char *name, const struct gm_entry *e)
 int gm_store_list(const char *path, gm_fill_fn fill, void *ctx);
 
 struct gm_open;
-int gm_store_open(const char *path, struct gm_open **h);
+/* Decides whether the caller may open a file: 0 or a negative errno. */
+typedef int (*gm_may_open_fn)(const struct gm_entry *e);
+int gm_store_open(const char *path, gm_may_open_fn may_open, struct gm_open **h);
 /* Small generated files (info): their size may change between opens. */
 bool gm_store_is_mem(const struct gm_open *h);
+/*
+ * Does the content behind this path stay the same until a new inspection?
+ * Cache files do; in-memory files and everything under by-pid/ (one path
+ * changes file when the guest boots another kernel) do not.
+ */
+bool gm_store_is_stable(const struct gm_open *h);
 int gm_store_read(struct gm_open *h, char *buf, size_t size, off_t off);
 void gm_store_close(struct gm_open *h);
 

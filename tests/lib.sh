@@ -58,3 +58,34 @@ make_test_users() {
 	useradd -M -N -g nogroup -s /usr/sbin/nologin -G "$GA,$GB" "$UD" && made_users+=("$UD")
 	[ ${#made_users[@]} -ge 4 ] && [ ${#made_groups[@]} -ge 2 ]
 }
+
+# --- the Debian 6.12 guest of the L1 tests ------------------------------------
+
+# debian_612: DEBIAN_612 (the unpacked linux-image-6.12 package) and VMLINUZ.
+debian_612() {
+	DEBIAN_612=$("$REPO/scripts/fetch-debian-kernels.sh" --print | grep 'linux-image-6\.12' | head -1)
+	VMLINUZ=$(ls "$DEBIAN_612"/boot/vmlinuz-* 2>/dev/null | head -1)
+}
+
+# l2_slide KALLSYMS: SLIDE, the slide the guest ran at (its runtime _text in
+# KALLSYMS minus VMLINUZ's link-time _text), and RUNTIME_TEXT (hex, no 0x).
+l2_slide() {
+	local lt
+	RUNTIME_TEXT=$(awk '$3 == "_text" { print $1; exit }' "$1")
+	lt=$("$KVMPROF" symbols "$VMLINUZ" | awk '$3 == "_text" { print $1; exit }')
+	SLIDE=$(printf '%#x' $((0x$RUNTIME_TEXT - 0x$lt)))
+}
+
+# The first 20 guest-kernel symbols ([g] rows) of a report on stdin.
+top_g() { grep -E '\[g\] ' | head -20 | awk '{ print $NF }'; }
+
+# same_top20 NAME REFERENCE REPORT: both reports have the same top 20 guest
+# symbols, and REPORT has 20.
+same_top20() {
+	if diff <(top_g <"$2") <(top_g <"$3") >"$TMP/top.diff" && [ "$(top_g <"$3" | wc -l)" -eq 20 ]; then
+		ok "$1"
+	else
+		fail "$1"
+		sed 's/^/#   /' "$TMP/top.diff"
+	fi
+}

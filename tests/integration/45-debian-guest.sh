@@ -7,8 +7,7 @@
 # prints with the guest's runtime /proc/kallsyms.
 . "$(dirname "$0")/../lib.sh"
 
-dir=$("$REPO/scripts/fetch-debian-kernels.sh" --print | grep 'linux-image-6\.12' | head -1)
-VMLINUZ=$(ls "$dir"/boot/vmlinuz-* 2>/dev/null | head -1)
+debian_612
 check "Debian 6.12 vmlinuz available" test -f "$VMLINUZ"
 OUT=$BUILD/l1-results/debian
 rm -rf "$OUT" && mkdir -p "$OUT" "$BUILD/l2"
@@ -27,12 +26,10 @@ check "kvmprof record succeeded" grep -q "^record: 0" "$OUT/status"
 check "kvmprof named the guest from -name" grep -q "name deb12" "$OUT/record.out"
 
 # The slide L2 really ran at: its runtime _text minus the package's link-time _text.
-rt=$(awk '$3 == "_text" { print $1; exit }' "$OUT/l2-kallsyms")
-lt=$("$KVMPROF" symbols "$VMLINUZ" | awk '$3 == "_text" { print $1; exit }')
-slide=$(printf '%#x' $((0x$rt - 0x$lt)))
+l2_slide "$OUT/l2-kallsyms"
+slide=$SLIDE rt=$RUNTIME_TEXT
 echo "# L2 slide from its own /proc/kallsyms: $slide"
 
-top_g() { grep -E '\[g\] ' | head -20 | awk '{ print $NF }'; }
 "$KVMPROF" report -i "$OUT/perf-deb.data" --guestkallsyms "$VMLINUZ" --guest -s sym \
 	>"$TMP/k-perf.txt" 2>&1
 check "perf's file: slide taken from its guest kernel map equals L2's ($slide)" \

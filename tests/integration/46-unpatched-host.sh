@@ -7,14 +7,13 @@
 # synthesizes from the guest's runtime kallsyms, as perf kvm record does.
 . "$(dirname "$0")/../lib.sh"
 
-dir=$("$REPO/scripts/fetch-debian-kernels.sh" --print | grep 'linux-image-6\.12' | head -1)
-VMLINUZ=$(ls "$dir"/boot/vmlinuz-* 2>/dev/null | head -1)
+debian_612
 check "Debian 6.12 package available (L1 and L2 kernel)" test -f "$VMLINUZ"
 OUT=$BUILD/l1-results/unpatched
 rm -rf "$OUT" && mkdir -p "$OUT" "$BUILD/l2"
 "$REPO/tests/qemu/make-l2-initrd.sh" "$BUILD/l2/initrd.gz"
 t0=$SECONDS
-"$REPO/tests/qemu/l1-run.sh" -k "$dir" -t 400 "$OUT" "$REPO/tests/qemu/unpatched-l1.sh" \
+"$REPO/tests/qemu/l1-run.sh" -k "$DEBIAN_612" -t 400 "$OUT" "$REPO/tests/qemu/unpatched-l1.sh" \
 	"$BUILD" "$VMLINUZ" "$BUILD/l2/initrd.gz"
 rc=$?
 echo "# L1 (Debian kernel) boot + L2 Debian run: $((SECONDS - t0)) s"
@@ -31,21 +30,10 @@ check "record saw that the kernel has no guest context" \
 check "record still took guest samples" \
 	grep -qE "wrote deb.data: [0-9]+ samples \([1-9][0-9]* guest\)" "$OUT/record.out"
 
-rt=$(awk '$3 == "_text" { print $1; exit }' "$OUT/l2-kallsyms")
-lt=$("$KVMPROF" symbols "$VMLINUZ" | awk '$3 == "_text" { print $1; exit }')
-slide=$(printf '%#x' $((0x$rt - 0x$lt)))
+l2_slide "$OUT/l2-kallsyms"
+slide=$SLIDE rt=$RUNTIME_TEXT
 echo "# L2 slide from its own /proc/kallsyms: $slide"
 
-top_g() { grep -E '\[g\] ' | head -20 | awk '{ print $NF }'; }
-same_top20() {
-	local name=$1
-	if diff <(top_g <"$2") <(top_g <"$3") >"$TMP/top.diff" && [ "$(top_g <"$3" | wc -l)" -eq 20 ]; then
-		ok "$name"
-	else
-		fail "$name"
-		sed 's/^/#   /' "$TMP/top.diff"
-	fi
-}
 
 "$KVMPROF" report -i "$OUT/deb.data" --guestkallsyms "$VMLINUZ" --guest -s sym \
 	>"$TMP/own-vz.txt" 2>&1

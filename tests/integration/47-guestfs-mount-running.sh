@@ -10,8 +10,7 @@
 # default guest, so it cannot take per-pid symbols from --guestmount itself.)
 . "$(dirname "$0")/../lib.sh"
 
-dir=$("$REPO/scripts/fetch-debian-kernels.sh" --print | grep 'linux-image-6\.12' | head -1)
-VMLINUZ=$(ls "$dir"/boot/vmlinuz-* 2>/dev/null | head -1)
+debian_612
 V612=${VMLINUZ##*/vmlinuz-}
 if ! IMG=$("$REPO/tests/data-builders/guest-images.sh" 2>"$TMP/images.err"); then
 	fail "test disk images built"
@@ -33,9 +32,8 @@ qpid=$(sed -n 's/^qemu-pid: //p' "$OUT/status")
 check "by-pid lists L2's QEMU (matched by the disk it holds open)" grep -qx "$qpid" "$OUT/by-pid.ls"
 check "L2 wrote its runtime kallsyms" test "$(wc -l <"$OUT/l2-kallsyms")" -gt 100000
 
-rt=$(awk '$3 == "_text" { print $1; exit }' "$OUT/l2-kallsyms")
-lt=$("$KVMPROF" symbols "$VMLINUZ" | awk '$3 == "_text" { print $1; exit }')
-slide=$(printf '%#x' $((0x$rt - 0x$lt)))
+l2_slide "$OUT/l2-kallsyms"
+slide=$SLIDE rt=$RUNTIME_TEXT
 echo "# L2 slide from its own /proc/kallsyms: $slide"
 check "L2 really runs with KASLR (slide $slide)" test "$slide" != 0x0
 check "by-pid proc/kallsyms equals L2's own /proc/kallsyms" \
@@ -51,20 +49,11 @@ check "perf's guest kernel map is at L2's runtime _text (from by-pid kallsyms)" 
 		 grep 'guest.kernel.kallsyms.$qpid\]_text' | grep -q '@ 0x$rt'"
 check "the report ran while L2 was alive" grep -qx "l2-alive-after-report: yes" "$OUT/status"
 
-top_g() { grep -E '\[g\] ' | head -20 | awk '{ print $NF }'; }
 perf kvm --guest --guestkallsyms="$OUT/l2-kallsyms" report -i "$OUT/perf-gm.data" --stdio \
 	-s sym >"$TMP/perf-rt.txt" 2>/dev/null
 check "perf through the mount names guest kernel functions" \
 	grep -qE '\[g\] (do_syscall_64|entry_SYSCALL_64|read_zero|srso_return_thunk|native_write_msr|vfs_(read|write))' \
 	"$OUT/perf-gm-report.txt"
-same_top20() {
-	if diff <(top_g <"$2") <(top_g <"$3") >"$TMP/top.diff" && [ "$(top_g <"$3" | wc -l)" -eq 20 ]; then
-		ok "$1"
-	else
-		fail "$1"
-		sed 's/^/#   /' "$TMP/top.diff"
-	fi
-}
 same_top20 "perf: top 20 guest symbols through the mount equal those from L2's runtime kallsyms" \
 	"$TMP/perf-rt.txt" "$OUT/perf-gm-report.txt"
 check "kvmprof report --guestmount=<mount>/by-pid succeeded" grep -qx "kvmprof-report: 0" "$OUT/status"

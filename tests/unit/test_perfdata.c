@@ -13,21 +13,9 @@
 
 #include "fileio.h"
 #include "perfdata.h"
+#include "test_sample.h"
 
 static char path[] = "/tmp/kvmprof-pd-XXXXXX";
-
-#define SAMPLE_TYPE                                                                      \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |  \
-	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
-
-struct test_sample {
-	struct perf_event_header h;
-	uint64_t id, ip;
-	uint32_t pid, tid;
-	uint64_t time;
-	uint32_t cpu, res;
-	uint64_t period;
-};
 
 static void write_file(int nr_samples, const char *kvmprof_blob)
 {

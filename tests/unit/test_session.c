@@ -18,11 +18,8 @@
 #include "guestkmap.h"
 #include "perfdata.h"
 #include "session.h"
+#include "test_sample.h"
 #include "testutil.h"
-
-#define SAMPLE_TYPE                                                                     \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
 
 #define QEMU_PID 4242
 #define SLIDE	 0x19000000ULL	       /* a KASLR slide: a multiple of 2 MiB */
@@ -32,15 +29,6 @@
 static char dir[] = "/tmp/kvmprof-sess.XXXXXX";
 static char data[64], kallsyms[64];
 static struct pd_writer *w;
-
-struct test_sample {
-	struct perf_event_header h;
-	uint64_t id, ip;
-	uint32_t pid, tid;
-	uint64_t time;
-	uint32_t cpu, res;
-	uint64_t period;
-};
 
 static int append(void *ctx, const struct perf_event_header *ev)
 {

@@ -34,9 +34,9 @@ struct gm_entry {
 	time_t mtime;
 	enum gm_kind kind;
 	/* For access decisions: */
-	const char *guest;	/* whose artifact; NULL for the top and by-pid/ */
-	bool by_pid;		/* under by-pid/ */
-	bool module_tree;	/* a folder of a lib/modules tree */
+	const char *guest; /* whose artifact; NULL for the top and by-pid/ */
+	bool by_pid;	   /* under by-pid/ */
+	bool module_tree;  /* a folder of a lib/modules tree */
 };
 
 int gm_store_stat(const char *path, struct gm_entry *e);

@@ -43,7 +43,7 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) $(CFLAGS) \
 	     $(SANFLAGS) -Ilib -Iprof $(PKG_CFLAGS) -MMD -MP
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 
-LIB_SRC   := $(sort $(wildcard lib/*.c))
+LIB_SRC   := $(sort $(wildcard lib/*/*.c))
 PROF_SRC  := $(sort $(wildcard prof/*.c))
 MOUNT_SRC := $(sort $(wildcard guestfs-mount/*.c))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
@@ -191,7 +191,7 @@ policy:
 
 format:
 	clang-format -i $(LIB_SRC) $(PROF_SRC) $(MOUNT_SRC) $(UNIT_SRC) $(FUZZ_SRC) \
-		$(wildcard lib/*.h include/*.h prof/*.h guestfs-mount/*.h)
+		$(wildcard lib/*/*.h prof/*.h guestfs-mount/*.h)
 
 clean:
 	rm -rf build build-san

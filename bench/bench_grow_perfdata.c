@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perfdata.h"
+#include "perf/perf.h"
 
 static int copy_pass(struct pd_file *in, struct pd_writer *w, bool samples, uint64_t *left,
 		     uint64_t shift, struct kp_err *err)

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "fileio.h"
-#include "kallsyms.h"
+#include "base/base.h"
+#include "ksym/ksym.h"
 
 static double clock_s(clockid_t clock)
 {

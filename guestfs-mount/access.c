@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "accesspolicy.h"
+#include "policy/accesspolicy.h"
 #include "fs.h" /* fuse.h at the project's API version */
 #include "util.h"
 

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 
-#include "err.h"
+#include "base/base.h"
 #include "store.h"
 
 /*

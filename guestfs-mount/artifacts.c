@@ -10,14 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buildid.h"
-#include "decompress.h"
-#include "elfsyms.h"
-#include "fileio.h"
+#include "ksym/ksym.h"
+#include "base/base.h"
 #include "inspect.h"
-#include "kallsyms.h"
-#include "kimage.h"
-#include "symsrc.h"
 #include "util.h"
 
 #define MAX_DEPTH 12

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "config.h"
-#include "err.h"
+#include "base/base.h"
 #include "meta.h"
 
 /* Derived files in a kernel's cache folder (next to the guest-* copies). */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fileio.h"
+#include "base/base.h"
 
 static const char *const kind_names[GM_KIND_NR] = {
 	[GM_KIND_DEFAULT] = "default",	 [GM_KIND_DIR] = "dir",

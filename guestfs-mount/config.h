@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
-#include "guestid.h"
+#include "base/base.h"
+#include "guest/guest.h"
 
 #define GM_DEFAULT_CONFIG     "/etc/kvmprof/guests.conf"
 #define GM_DEFAULT_CACHE      "/var/cache/kvmprof/guestfs-mount"

@@ -9,11 +9,10 @@
 #include <string.h>
 
 #include "artifacts.h"
-#include "fileio.h"
+#include "base/base.h"
 #include "inspect.h"
-#include "kallsyms.h"
-#include "kvmdebugfs.h"
-#include "symtab.h"
+#include "ksym/ksym.h"
+#include "guest/guest.h"
 #include "util.h"
 
 #define KALLSYMS_MAX (256U << 20)

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "access.h"
-#include "accesspolicy.h"
+#include "policy/accesspolicy.h"
 #include "config.h"
 #include "fs.h"
 #include "store.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fileio.h"
+#include "base/base.h"
 
 static const char *const symsrc_names[] = {
 	[GM_SYMS_NONE] = "none",

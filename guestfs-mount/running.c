@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fileio.h"
-#include "guestid.h"
+#include "base/base.h"
+#include "guest/guest.h"
 #include "util.h"
 
 #define MAX_FDS 4096	/* descriptors looked at per process */

@@ -18,7 +18,7 @@
 #include "access.h"
 #include "artifacts.h"
 #include "disks.h"
-#include "fileio.h"
+#include "base/base.h"
 #include "inspect.h"
 #include "live.h"
 #include "meta.h"

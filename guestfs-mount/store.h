@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "config.h"
-#include "err.h"
+#include "base/base.h"
 
 /* Prepare the cache folder and every guest's initial state. */
 int gm_store_init(const struct gm_config *cfg, bool refresh, struct kp_err *err);

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "err.h"
+#include "base/base.h"
 
 /* Progress and errors go to stderr, or to syslog once the daemon detached. */
 void gm_log_to_syslog(void);

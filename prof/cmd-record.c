@@ -16,15 +16,10 @@
 #include <unistd.h>
 
 #include "builtin.h"
-#include "evlist.h"
-#include "evname.h"
-#include "guestctx.h"
-#include "guestid.h"
-#include "ksymblob.h"
-#include "perfdata.h"
+#include "perf/perf.h"
+#include "guest/guest.h"
 #include "record_state.h"
-#include "symsrc.h"
-#include "synth.h"
+#include "ksym/ksym.h"
 
 struct record_opts {
 	bool system_wide;

@@ -13,10 +13,8 @@
 #include <string.h>
 
 #include "builtin.h"
-#include "buildid.h"
-#include "kallsyms.h"
-#include "sanitize.h"
-#include "symsrc.h"
+#include "ksym/ksym.h"
+#include "base/base.h"
 
 struct symbols_opts {
 	const char *file;

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hashmap.h"
-#include "machine.h"
+#include "base/base.h"
+#include "machine/machine.h"
 
 enum sort_key {
 	SORT_COMM,

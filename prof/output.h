@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "sanitize.h"
+#include "base/base.h"
 #include "session.h"
 
 struct output_opts {

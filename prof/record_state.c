@@ -7,10 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "buildid.h"
-#include "fileio.h"
-#include "guestid.h"
-#include "kvmdebugfs.h"
+#include "ksym/ksym.h"
+#include "base/base.h"
+#include "guest/guest.h"
 
 void record_state_init(struct record_state *rs, bool host, bool guest)
 {

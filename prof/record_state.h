@@ -7,12 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "guestctx.h"
-#include "guestkmap.h"
-#include "hashmap.h"
-#include "kvmfeat.h"
-#include "perfdata.h"
-#include "synth.h"
+#include "perf/perf.h"
+#include "base/base.h"
 
 #define KVMPROF_VERSION "kvmprof 0.1"
 

@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
-#include "hugepages.h"
-#include "ksymblob.h"
-#include "symsrc.h"
+#include "base/base.h"
+#include "perf/perf.h"
+#include "ksym/ksym.h"
 
 int session_open(struct session *s, const char *path, const char *sort,
 		 const struct symbol_opts *sopts, struct kp_err *err)

@@ -9,11 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "guestctx.h"
+#include "perf/perf.h"
 #include "hist.h"
-#include "kvmfeat.h"
-#include "machine.h"
-#include "perfdata.h"
+#include "machine/machine.h"
 
 /* Where kernel symbols come from; NULL fields mean "look in the usual places". */
 struct symbol_opts {

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "decompress.h"
+#include "ksym/ksym.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -3,10 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "guestctx.h"
-#include "ksymblob.h"
-#include "kvmfeat.h"
-#include "perfdata.h"
+#include "perf/perf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,8 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "kallsyms.h"
-#include "symsrc.h"
+#include "ksym/ksym.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "accesspolicy.h"
+#include "policy/accesspolicy.h"
 
 static gid_t gid_of(const char *name)
 {

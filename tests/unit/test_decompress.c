@@ -28,7 +28,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "decompress.h"
+#include "ksym/ksym.h"
 
 /* Larger than one 8 MiB legacy lz4 block, so that format gets two blocks. */
 #define BIG_SIZE   ((9U << 20) + 12345)

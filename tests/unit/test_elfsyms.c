@@ -16,9 +16,8 @@
 
 #include "testutil.h"
 
-#include "buildid.h"
-#include "fileio.h"
-#include "symsrc.h"
+#include "ksym/ksym.h"
+#include "base/base.h"
 
 static char dir[] = "/tmp/kvmprof-elfsyms.XXXXXX";
 

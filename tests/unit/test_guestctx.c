@@ -11,7 +11,7 @@
 
 #include <linux/perf_event.h>
 
-#include "guestctx.h"
+#include "perf/perf.h"
 
 /* This machine's kernel lacks the series: the bit alone must be refused. */
 static void test_probe_on_unpatched_kernel(void **state)

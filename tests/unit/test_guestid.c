@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "guestid.h"
+#include "guest/guest.h"
 
 static void test_name_option(void **state)
 {

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "guestkmap.h"
+#include "perf/perf.h"
 #include "testutil.h"
 
 #define SAMPLE_TYPE                                                                     \

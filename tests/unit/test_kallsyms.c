@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kallsyms.h"
+#include "ksym/ksym.h"
 
 static const char proc_kallsyms[] =
 	"ffffffff81000000 T _text\n"

@@ -26,8 +26,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "buildid.h"
-#include "kimage.h"
+#include "ksym/ksym.h"
 
 /* ---- a byte buffer writer ---- */
 

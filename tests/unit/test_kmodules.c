@@ -16,7 +16,7 @@
 
 #include "testutil.h"
 
-#include "kmodules.h"
+#include "machine/machine.h"
 
 static char dir[] = "/tmp/kvmprof-kmod.XXXXXX";
 

@@ -15,8 +15,8 @@
 #include <zstd.h>
 #include <cmocka.h>
 
-#include "decompress.h"
-#include "ksymblob.h"
+#include "ksym/ksym.h"
+#include "perf/perf.h"
 
 static struct symtab *sample_table(void)
 {

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "kvmdebugfs.h"
+#include "guest/guest.h"
 #include "testutil.h"
 
 static char root[] = "/tmp/kvmprof-kdbg.XXXXXX";

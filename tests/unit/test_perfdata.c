@@ -11,8 +11,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "fileio.h"
-#include "perfdata.h"
+#include "base/base.h"
+#include "perf/perf.h"
 #include "test_sample.h"
 
 static char path[] = "/tmp/kvmprof-pd-XXXXXX";

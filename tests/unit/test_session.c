@@ -15,8 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "guestkmap.h"
-#include "perfdata.h"
+#include "perf/perf.h"
 #include "session.h"
 #include "test_sample.h"
 #include "testutil.h"

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "symtab.h"
+#include "ksym/ksym.h"
 
 static struct symtab *sample_table(void)
 {

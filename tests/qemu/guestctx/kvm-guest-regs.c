@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "kvmdebugfs.h"
+#include "guest/guest.h"
 
 int main(int argc, char **argv)
 {

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * base: what every other part of lib/ builds on. Errors as a negative errno
+ * plus a message for the user (err.h), bounded file reads and mappings
+ * (fileio.h), an arena and a hash map, huge-page backed tables, and the
+ * sanitizing of untrusted strings before they reach a terminal or a log.
+ */
+#ifndef KVMPROF_BASE_H
+#define KVMPROF_BASE_H
+
+#include "arena.h"
+#include "err.h"
+#include "fileio.h"
+#include "hashmap.h"
+#include "hugepages.h"
+#include "sanitize.h"
+
+#endif

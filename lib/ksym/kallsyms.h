@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Text symbol tables: /proc/kallsyms (with its [module] column) and System.map. */
+#ifndef KVMPROF_KALLSYMS_H
+#define KVMPROF_KALLSYMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "base/err.h"
+#include "symtab.h"
+
+/* Does the buffer start like "<hex address> <type letter> <name>"? */
+bool kallsyms_text_detect(const char *buf, size_t len);
+
+/*
+ * Parse kallsyms / System.map text into @st. @what names the input in
+ * errors. Debian's placeholder System.map ("The real System.map is in the
+ * linux-image-<version>-dbg package") fails with -ENODATA, and a table whose
+ * addresses are all zero (kallsyms read without privilege) with -EPERM.
+ */
+int kallsyms_parse(const char *buf, size_t len, const char *what, struct symtab *st,
+		   struct kp_err *err);
+
+/* Write @st in /proc/kallsyms format (runtime addresses: slide applied). */
+int kallsyms_write(const struct symtab *st, FILE *out);
+
+#endif

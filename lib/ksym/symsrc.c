@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "symsrc.h"
+
+#include <errno.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decompress.h"
+#include "base/fileio.h"
+#include "kallsyms.h"
+#include "kimage.h"
+
+const char *symsrc_kind_name(enum symsrc_kind kind)
+{
+	switch (kind) {
+	case SYMSRC_KALLSYMS:
+		return "kallsyms text";
+	case SYMSRC_VMLINUX:
+		return "vmlinux";
+	case SYMSRC_KERNEL_ELF:
+		return "kernel ELF";
+	case SYMSRC_MODULE:
+		return "module";
+	case SYMSRC_KIMAGE:
+		return "kernel image";
+	default:
+		return "unknown";
+	}
+}
+
+static int elf_type(const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+
+	if (!elf_detect(buf, len) || len < 18)
+		return -1;
+	/* e_type is at offset 16 in both classes; byte order from EI_DATA. */
+	return p[EI_DATA] == ELFDATA2MSB ? p[16] << 8 | p[17] : p[17] << 8 | p[16];
+}
+
+static int load_elf(const void *buf, size_t len, const char *what, struct symtab *st,
+		    struct kmod_layout *layout, struct kp_err *err)
+{
+	int ret;
+
+	if (elf_type(buf, len) == ET_REL)
+		return elfsyms_load_module(buf, len, what, st, layout, err);
+	ret = elfsyms_load_vmlinux(buf, len, what, st, err);
+	if (ret != -ENODATA)
+		return ret;
+	/* A stripped kernel ELF (a decompressed bzImage payload) still has kallsyms. */
+	kp_err_clear(err);
+	ret = kallsyms_tables_decode(buf, len, st, err);
+	return ret ? kp_err_prefix(err, "%s", what) : 0;
+}
+
+static int load_compressed(enum kp_comp comp, const void *buf, size_t len,
+			   const char *what, struct symtab *st, struct kmod_layout *layout,
+			   struct kp_err *err)
+{
+	void *raw;
+	size_t raw_len;
+	int ret;
+
+	ret = kp_decompress(comp, buf, len, KP_DECOMPRESS_MAX, &raw, &raw_len, err);
+	if (ret)
+		return kp_err_prefix(err, "%s", what);
+	if (!elf_detect(raw, raw_len))
+		ret = kp_errorf(err, EINVAL, "%s: %s data that is not an ELF file", what,
+				kp_comp_name(comp));
+	else
+		ret = load_elf(raw, raw_len, what, st, layout, err);
+	free(raw);
+	return ret;
+}
+
+static int load_into(const void *buf, size_t len, const char *what, struct symtab *st,
+		     struct kmod_layout *layout, struct kp_err *err)
+{
+	enum kp_comp comp;
+	int ret;
+
+	if (kimage_is_bzimage(buf, len)) {
+		ret = kimage_load_symbols(buf, len, st, err);
+		return ret ? kp_err_prefix(err, "%s", what) : 0;
+	}
+	if (elf_detect(buf, len))
+		return load_elf(buf, len, what, st, layout, err);
+	if (kallsyms_text_detect(buf, len))
+		return kallsyms_parse(buf, len, what, st, err);
+	comp = kp_comp_detect(buf, len);
+	if (comp != KP_COMP_NONE)
+		return load_compressed(comp, buf, len, what, st, layout, err);
+	return kp_errorf(err, EINVAL,
+			 "%s: not a kernel symbol source (kallsyms, System.map, ELF, "
+			 "module or bzImage)",
+			 what);
+}
+
+int symsrc_load_buffer(const void *buf, size_t len, const char *what, struct symtab **out,
+		       struct kmod_layout *layout, struct kp_err *err)
+{
+	struct symtab *st = symtab_new();
+	int ret;
+
+	*out = NULL;
+	if (!st)
+		return kp_errorf(err, ENOMEM, "%s: out of memory", what);
+	ret = load_into(buf, len, what, st, layout, err);
+	if (ret) {
+		symtab_free(st);
+		return ret;
+	}
+	if (!st->source[0])
+		symtab_set_source(st, "%s", what);
+	*out = st;
+	return 0;
+}
+
+int symsrc_load_file(const char *path, struct symtab **out, struct kmod_layout *layout,
+		     struct kp_err *err)
+{
+	struct kp_mapping map;
+	int ret;
+
+	*out = NULL;
+	ret = kp_map_file(path, KP_FILE_MAX, &map, err);
+	if (ret)
+		return ret;
+	ret = symsrc_load_buffer(map.data, map.len, path, out, layout, err);
+	kp_unmap_file(&map);
+	return ret;
+}

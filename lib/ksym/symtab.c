@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "symtab.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "base/hugepages.h"
+
+struct symtab *symtab_new(void)
+{
+	struct symtab *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	st->strings = arena_new();
+	if (!st->strings) {
+		free(st);
+		return NULL;
+	}
+	return st;
+}
+
+void symtab_free(struct symtab *st)
+{
+	if (!st)
+		return;
+	free(st->syms);
+	free(st->addrs); /* best lives in the same block */
+	free(st->owned);
+	arena_free(st->strings);
+	free(st);
+}
+
+void symtab_set_source(struct symtab *st, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(st->source, sizeof(st->source), fmt, ap);
+	va_end(ap);
+}
+
+static int symtab_grow(struct symtab *st)
+{
+	size_t alloc = st->alloc ? st->alloc * 2 : 4096;
+	struct ksym *syms = realloc(st->syms, alloc * sizeof(*syms));
+
+	if (!syms)
+		return -ENOMEM;
+	st->syms = syms;
+	st->alloc = alloc;
+	return 0;
+}
+
+/* Module names repeat for every symbol of a module: keep one copy each. */
+static const char *intern_module(struct symtab *st, const char *module)
+{
+	if (!module)
+		return NULL;
+	if (st->nr && st->syms[st->nr - 1].module &&
+	    !strcmp(st->syms[st->nr - 1].module, module))
+		return st->syms[st->nr - 1].module;
+	return arena_strndup(st->strings, module, strlen(module));
+}
+
+int symtab_add_len(struct symtab *st, uint64_t addr, char type, const char *name,
+		   size_t name_len, const char *module)
+{
+	struct ksym *sym;
+
+	if (st->nr == st->alloc && symtab_grow(st))
+		return -ENOMEM;
+	sym = &st->syms[st->nr];
+	sym->addr = addr;
+	sym->size = 0;
+	sym->type = type;
+	sym->name = arena_strndup(st->strings, name, name_len);
+	sym->module = intern_module(st, module);
+	if (!sym->name || (module && !sym->module))
+		return -ENOMEM;
+	st->nr++;
+	st->sorted = false;
+	return 0;
+}
+
+int symtab_add(struct symtab *st, uint64_t addr, char type, const char *name,
+	       const char *module)
+{
+	return symtab_add_len(st, addr, type, name, strlen(name), module);
+}
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* qsort is not stable: fall back to the insertion order (array position). */
+	return x < y ? -1 : x > y;
+}
+
+static bool is_sorted(const struct symtab *st)
+{
+	for (size_t i = 1; i < st->nr; i++)
+		if (st->syms[i - 1].addr > st->syms[i].addr)
+			return false;
+	return true;
+}
+
+static void find_text_range(struct symtab *st)
+{
+	const struct ksym *s;
+
+	s = symtab_find(st, "_text");
+	if (!s)
+		s = symtab_find(st, "_stext");
+	st->text_start = s ? s->addr : 0;
+	s = symtab_find(st, "_etext");
+	st->text_end = s ? s->addr : 0;
+}
+
+static bool is_weak(char type)
+{
+	return type == 'W' || type == 'w' || type == 'V' || type == 'v';
+}
+
+static bool is_global(char type)
+{
+	return !is_weak(type) && type >= 'A' && type <= 'Z';
+}
+
+static size_t leading_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/*
+ * perf's choose_best_symbol(): of two symbols at one address, prefer one with
+ * a length, then non-weak, then global, then fewer leading underscores, then
+ * the longer name; else keep the first. Returns true to keep @a.
+ */
+static bool better_alias(const struct ksym *a, uint64_t alen, const struct ksym *b,
+			 uint64_t blen)
+{
+	size_t ua, ub, na, nb;
+
+	if (!alen != !blen)
+		return alen != 0;
+	if (is_weak(a->type) != is_weak(b->type))
+		return !is_weak(a->type);
+	if (is_global(a->type) != is_global(b->type))
+		return is_global(a->type);
+	ua = leading_underscores(a->name);
+	ub = leading_underscores(b->name);
+	if (ua != ub)
+		return ua < ub;
+	na = strlen(a->name);
+	nb = strlen(b->name);
+	return na >= nb;
+}
+
+/*
+ * For each distinct address, pick the alias perf report would show, as its
+ * symbols__fixup_end() + symbols__fixup_duplicate() do: a symbol without a
+ * size from its source only gets a length when it is the last alias (its end
+ * is the next address), so among size-less aliases the last one wins.
+ */
+static uint32_t best_alias(const struct symtab *st, size_t i, size_t j)
+{
+	uint64_t next = j < st->nr ? st->syms[j].addr - st->syms[i].addr : 0;
+	size_t best = i;
+	uint64_t best_len = 0;
+
+	for (size_t k = i; k < j; k++) {
+		uint64_t len = st->bounded && st->syms[k].size ? st->syms[k].size
+							       : (k + 1 == j ? next : 0);
+
+		if (k == i ||
+		    !better_alias(&st->syms[best], best_len, &st->syms[k], len)) {
+			best = k;
+			best_len = len;
+		}
+	}
+	return (uint32_t)best;
+}
+
+/* Both index arrays in one block: a kernel's fits one huge page. */
+static int index_addresses(struct symtab *st)
+{
+	size_t n = 0, nr = st->nr ? st->nr : 1;
+	uint64_t *addrs = kp_alloc_huge(nr * (sizeof(*addrs) + sizeof(*st->best)));
+	uint32_t *best = (uint32_t *)(addrs + nr);
+
+	if (!addrs)
+		return -ENOMEM;
+	free(st->addrs);
+	st->addrs = addrs;
+	st->best = best;
+	for (size_t i = 0; i < st->nr;) {
+		size_t j = i + 1;
+
+		while (j < st->nr && st->syms[j].addr == st->syms[i].addr)
+			j++;
+		addrs[n] = st->syms[i].addr;
+		best[n++] = best_alias(st, i, j);
+		i = j;
+	}
+	st->nr_addrs = n;
+	return 0;
+}
+
+int symtab_finish(struct symtab *st)
+{
+	/* Most sources are already ordered; sorting them again is wasted time. */
+	if (!is_sorted(st))
+		qsort(st->syms, st->nr, sizeof(*st->syms), ksym_cmp);
+	if (st->bounded && index_addresses(st))
+		return -ENOMEM;
+	for (size_t i = 0; i < st->nr; i++) {
+		if (!st->syms[i].size || !st->bounded)
+			st->syms[i].size =
+				i + 1 < st->nr ? st->syms[i + 1].addr - st->syms[i].addr
+					       : 0;
+	}
+	/* Unbounded tables choose aliases by length, which needs the sizes first. */
+	if (!st->bounded && index_addresses(st))
+		return -ENOMEM;
+	st->sorted = true;
+	find_text_range(st);
+	return 0;
+}
+
+/* Index of the last element <= key, or -1. Branch-light for speed. */
+static ptrdiff_t upper_index(const uint64_t *a, size_t n, uint64_t key)
+{
+	const uint64_t *base = a;
+
+	if (!n || key < a[0])
+		return -1;
+	while (n > 1) {
+		size_t half = n / 2;
+
+		base = base[half] <= key ? base + half : base;
+		n -= half;
+	}
+	return base - a;
+}
+
+const struct ksym *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *offset)
+{
+	uint64_t link = addr - (uint64_t)st->slide;
+	ptrdiff_t i = upper_index(st->addrs, st->nr_addrs, link);
+	const struct ksym *sym;
+
+	if (i < 0)
+		return NULL;
+	sym = &st->syms[st->best[i]];
+	if (st->bounded && sym->size && link - sym->addr >= sym->size)
+		return NULL;
+	if (offset)
+		*offset = link - sym->addr;
+	return sym;
+}
+
+bool symtab_in_text(const struct symtab *st, uint64_t addr)
+{
+	return st->text_start && st->text_end && addr >= st->text_start &&
+	       addr < st->text_end;
+}
+
+const struct ksym *symtab_lookup_text(const struct symtab *st, uint64_t addr,
+				      uint64_t *offset)
+{
+	if (!symtab_in_text(st, addr - (uint64_t)st->slide))
+		return NULL;
+	return symtab_lookup(st, addr, offset);
+}
+
+const struct ksym *symtab_find(const struct symtab *st, const char *name)
+{
+	for (size_t i = 0; i < st->nr; i++)
+		if (!st->syms[i].module && !strcmp(st->syms[i].name, name))
+			return &st->syms[i];
+	return NULL;
+}
+
+const struct ksym *symtab_find_any(const struct symtab *st, const char *name)
+{
+	for (size_t i = 0; i < st->nr; i++)
+		if (!strcmp(st->syms[i].name, name))
+			return &st->syms[i];
+	return NULL;
+}
+
+int symtab_slide_from_anchor(const struct symtab *st, const char *name, uint64_t runtime,
+			     int64_t *slide, struct kp_err *err)
+{
+	const struct ksym *sym = symtab_find(st, name);
+	int64_t s;
+
+	if (!sym)
+		return kp_errorf(err, ENOENT, "%s: anchor symbol %s not found",
+				 st->source[0] ? st->source : "symbol table", name);
+	s = (int64_t)(runtime - sym->addr);
+	if ((uint64_t)s % KP_SLIDE_ALIGN)
+		return kp_errorf(
+			err, EINVAL,
+			"%s: slide %#llx from %s@%#llx is not a multiple of 2 MiB",
+			st->source[0] ? st->source : "symbol table",
+			(unsigned long long)s, name, (unsigned long long)runtime);
+	*slide = s;
+	return 0;
+}

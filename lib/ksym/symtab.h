@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A kernel symbol table: symbols kept at link-time addresses, sorted, with a
+ * KASLR slide applied at lookup. Every symbol source (kallsyms text,
+ * System.map, ELF vmlinux or module, compressed kernel image) fills one.
+ */
+#ifndef KVMPROF_SYMTAB_H
+#define KVMPROF_SYMTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+#define KP_BUILD_ID_MAX 20
+#define KP_SLIDE_ALIGN	(2ULL << 20)	/* x86-64 KASLR moves the kernel in 2 MiB steps */
+
+struct ksym {
+	uint64_t addr;		/* link-time address */
+	uint64_t size;		/* from the source when known, else distance to the next symbol */
+	const char *name;	/* owned by the table */
+	const char *module;	/* NULL for the core kernel */
+	char type;		/* nm-style type letter: t T d D r R b B a A w W ... */
+};
+
+struct arena;
+
+struct symtab {
+	struct ksym *syms;	/* sorted by address; aliases keep their source order */
+	size_t nr;
+	uint64_t *addrs;	/* distinct addresses, packed for fast binary search */
+	uint32_t *best;		/* for each, the alias lookups report (perf's choice) */
+	size_t nr_addrs;
+	size_t alloc;
+	struct arena *strings;
+	void *owned;		/* a buffer names point into (see ksymblob.c), or NULL */
+	bool sorted;
+	bool bounded;		/* sizes come from the source: lookups past a symbol's end fail */
+
+	int64_t slide;		/* runtime address - link-time address */
+	uint64_t text_start;	/* link-time _text (or _stext), 0 if unknown */
+	uint64_t text_end;	/* link-time _etext, 0 if unknown */
+
+	char source[128];	/* what the table came from, for reports */
+	uint8_t build_id[KP_BUILD_ID_MAX];
+	size_t build_id_len;
+};
+
+struct symtab *symtab_new(void);
+void symtab_free(struct symtab *st);
+
+/* Copies name and module. Returns 0 or -ENOMEM. */
+int symtab_add(struct symtab *st, uint64_t addr, char type, const char *name,
+	       const char *module);
+int symtab_add_len(struct symtab *st, uint64_t addr, char type, const char *name,
+		   size_t name_len, const char *module);
+
+/*
+ * Sort by address (stable: equal addresses keep insertion order), compute
+ * sizes and the text range. Must be called before any lookup.
+ */
+int symtab_finish(struct symtab *st);
+
+void symtab_set_source(struct symtab *st, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Is this type letter a text (code) symbol? */
+static inline bool ksym_is_text(char type)
+{
+	return type == 't' || type == 'T' || type == 'W' || type == 'w';
+}
+
+/*
+ * Symbol containing runtime address @addr (the slide is subtracted first):
+ * the last symbol at or below it. NULL when @addr is below the first
+ * symbol, or past the symbol's size in tables whose sizes come from the
+ * source. *offset receives addr - symbol start. Of several symbols at one
+ * address, the one perf report would show is returned (see order_aliases).
+ */
+const struct ksym *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *offset);
+
+/* Like symtab_lookup, but NULL unless the address is inside kernel text. */
+const struct ksym *symtab_lookup_text(const struct symtab *st, uint64_t addr,
+				      uint64_t *offset);
+
+/* First symbol with this name in the core kernel (module == NULL), or NULL. */
+const struct ksym *symtab_find(const struct symtab *st, const char *name);
+
+/* First symbol with this name, module or not, or NULL. */
+const struct ksym *symtab_find_any(const struct symtab *st, const char *name);
+
+/* Is link-time address @addr within [_text, _etext)? False when unknown. */
+bool symtab_in_text(const struct symtab *st, uint64_t addr);
+
+/*
+ * Derive the KASLR slide from one runtime anchor: a symbol name and the
+ * address it was seen at at runtime. Fails with -ENOENT when the symbol is
+ * absent and -EINVAL when the slide is not a multiple of KP_SLIDE_ALIGN.
+ */
+int symtab_slide_from_anchor(const struct symtab *st, const char *name, uint64_t runtime,
+			     int64_t *slide, struct kp_err *err);
+
+static inline void symtab_set_slide(struct symtab *st, int64_t slide)
+{
+	st->slide = slide;
+}
+
+#endif

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Machines: the host and each guest, as perf models them. A machine has
+ * threads (tid -> comm), processes with their memory maps, and a kernel
+ * symbol table placed at runtime by a slide. Records from a perf.data file
+ * update machines; samples are resolved against them.
+ */
+#ifndef KVMPROF_MACHINE_H
+#define KVMPROF_MACHINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/arena.h"
+#include "dso.h"
+#include "guest/guestid.h"
+#include "base/hashmap.h"
+#include "kmodules.h"
+
+struct map {
+	uint64_t start;
+	uint64_t end;
+	uint64_t pgoff;
+	struct dso *dso;
+};
+
+struct mapgroup {
+	struct map *maps;	/* sorted by start, non-overlapping */
+	size_t nr;
+	size_t alloc;
+};
+
+struct thread {
+	int pid;
+	int tid;
+	const char *comm;	/* interned */
+};
+
+struct machine {
+	bool guest;
+	int pid;			/* QEMU process for guests, -1 for the host */
+	char name[GUEST_NAME_MAX];	/* guest name, "-" when unknown */
+	char dso_name[64];		/* [kernel.kallsyms] or [guest.kernel.kallsyms.PID] */
+	struct dso *kernel;
+	/* Where the kernel runs: slide = runtime - link-time address. */
+	bool slide_known;
+	int64_t slide;
+	char slide_source[96];
+	/* The kernel map record's reference symbol and its runtime address. */
+	char ref_sym[64];
+	uint64_t ref_runtime;
+	struct kmodules modules;	/* guests: loaded modules, when a list is known */
+	char modules_source[600];
+	struct hashmap threads;		/* tid -> struct thread */
+	struct hashmap procs;		/* pid -> struct mapgroup */
+	uint64_t samples;
+};
+
+struct machines {
+	struct machine host;
+	struct machine **guests;
+	size_t nr_guests;
+	struct hashmap guest_by_pid;
+	struct dso_cache dsos;
+	struct arena *strings;
+	struct hashmap comms;		/* interned comm strings */
+};
+
+int machines_init(struct machines *ms);
+void machines_release(struct machines *ms);
+struct machine *machines_guest(struct machines *ms, int pid);
+struct machine *machines_find_guest(const struct machines *ms, int pid);
+
+const char *machines_intern(struct machines *ms, const char *s);
+struct thread *machine_thread(struct machines *ms, struct machine *m, int pid, int tid);
+int machine_set_comm(struct machines *ms, struct machine *m, int pid, int tid,
+		     const char *comm);
+int machine_fork(struct machines *ms, struct machine *m, int ppid, int pid, int tid);
+int machine_add_map(struct machines *ms, struct machine *m, int pid, uint64_t start,
+		    uint64_t len, uint64_t pgoff, const char *filename);
+const struct map *machine_find_map(struct machine *m, int pid, uint64_t addr);
+
+/*
+ * Place the kernel table: slide from the reference symbol the kernel map
+ * record named (its pgoff is that symbol's runtime address), unless a slide
+ * is already known from a better source.
+ */
+void machine_place_kernel(struct machine *m);
+
+#endif

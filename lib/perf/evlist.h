@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The events being recorded: one perf_event_open() per event per CPU, one
+ * mmap ring per CPU (later events of a CPU write into its first event's ring
+ * through PERF_EVENT_IOC_SET_OUTPUT), drained in user space.
+ */
+#ifndef KVMPROF_EVLIST_H
+#define KVMPROF_EVLIST_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/err.h"
+
+struct evsel_open {
+	struct perf_event_attr attr;
+	char name[64];
+	int *fds;		/* one per CPU slot */
+	uint64_t *ids;		/* PERF_EVENT_IOC_ID of each fd */
+	size_t nr_ids;
+};
+
+struct ring {
+	int fd;
+	int cpu;
+	struct perf_event_mmap_page *page;
+	uint8_t *data;
+	size_t size;		/* data area, a power of two */
+};
+
+struct evlist {
+	struct evsel_open *evsels;
+	size_t nr_evsels;
+	int *cpus;
+	size_t nr_cpus;
+	pid_t pid;		/* -1: every process */
+	struct ring *rings;
+	size_t nr_rings;
+	size_t mmap_pages;	/* data pages per ring, a power of two */
+	uint8_t *scratch;	/* a record that wraps around the ring is copied here */
+};
+
+/* Online CPUs from /sys/devices/system/cpu/online. */
+int cpus_online(int **cpus, size_t *nr, struct kp_err *err);
+
+void evlist_init(struct evlist *el, size_t mmap_pages);
+int evlist_add(struct evlist *el, const struct perf_event_attr *attr, const char *name);
+
+/*
+ * Open every event on every online CPU for @pid (-1 for all processes),
+ * disabled, and map the rings. Errors name the event and the CPU.
+ */
+int evlist_open(struct evlist *el, pid_t pid, struct kp_err *err);
+int evlist_enable(struct evlist *el);
+int evlist_disable(struct evlist *el);
+
+typedef int (*record_fn)(void *ctx, const struct perf_event_header *ev);
+
+/* Hand every complete record in every ring to @fn; returns records read or -errno. */
+long evlist_drain(struct evlist *el, record_fn fn, void *ctx);
+
+/* poll() on the ring fds; returns as poll() does. */
+int evlist_poll(struct evlist *el, int timeout_ms);
+
+void evlist_close(struct evlist *el);
+
+/* perf_event_open(2) has no glibc wrapper. */
+int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
+			unsigned long flags);
+
+#endif

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The perf.data file format (version 2, "PERFILE2"), read and written so that
+ * perf and kvmprof can open each other's files.
+ *
+ * Layout written by kvmprof: header | attrs | ids | data | feature table |
+ * feature payloads. perf finds the feature table right after the data section.
+ * kvmprof's own data (guest identities, per-sample guest context) lives in a
+ * feature at bit PD_FEAT_KVMPROF, above every feature perf knows: perf reads
+ * feature sections in bit order and stops at the last one it knows, so it
+ * never looks at ours.
+ */
+#ifndef KVMPROF_PERFDATA_H
+#define KVMPROF_PERFDATA_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+#define PD_MAGIC 0x32454c4946524550ULL /* "PERFILE2" */
+
+enum pd_feature {
+	PD_FEAT_BUILD_ID   = 2,
+	PD_FEAT_HOSTNAME   = 3,
+	PD_FEAT_OSRELEASE  = 4,
+	PD_FEAT_VERSION    = 5,
+	PD_FEAT_ARCH	   = 6,
+	PD_FEAT_NRCPUS	   = 7,
+	PD_FEAT_CPUDESC	   = 8,
+	PD_FEAT_CPUID	   = 9,
+	PD_FEAT_TOTAL_MEM  = 10,
+	PD_FEAT_CMDLINE	   = 11,
+	PD_FEAT_EVENT_DESC = 12,
+	PD_FEAT_BITS	   = 256,
+	PD_FEAT_KVMPROF	   = 255,
+	PD_FEAT_KVMPROF_KSYMS = 254,	/* the host kernel's symbols, see ksymblob.h */
+	PD_FEAT_KVMPROF_CTX = 253,	/* per-sample guest context, see guestctx.h */
+};
+
+/* Record types perf itself writes into files (user types start at 64). */
+enum pd_user_record {
+	PD_RECORD_HEADER_ATTR	 = 64,
+	PD_RECORD_BUILD_ID	 = 67,
+	PD_RECORD_FINISHED_ROUND = 68,
+};
+
+struct pd_section {
+	uint64_t offset;
+	uint64_t size;
+};
+
+struct pd_file_header {
+	uint64_t magic;
+	uint64_t size;
+	uint64_t attr_size;
+	struct pd_section attrs;
+	struct pd_section data;
+	struct pd_section event_types;
+	uint64_t features[PD_FEAT_BITS / 64];
+};
+
+struct pd_evsel {
+	struct perf_event_attr attr;	/* zero-extended to this build's size */
+	uint64_t *ids;
+	size_t nr_ids;
+	char name[64];
+};
+
+/* Where PERF_SAMPLE_ID / IDENTIFIER sits, so samples map to their evsel. */
+struct pd_id_layout {
+	int sample_pos;		/* u64 index in a sample, -1 when absent */
+	int trailer_pos;	/* u64 index from the end of a non-sample record, -1 absent */
+};
+
+/* One entry of the BUILD_ID feature: which file had which build-id. */
+struct pd_build_id {
+	int32_t pid;		/* -1: the host */
+	uint16_t misc;		/* cpumode: user or kernel, host or guest */
+	uint8_t id[20];
+	uint8_t size;
+	const char *filename;	/* into the mapping, NUL-terminated within the record */
+};
+
+struct pd_file {
+	char *path;
+	int fd;
+	const uint8_t *map;
+	size_t size;
+	bool owns_map;
+	struct pd_file_header header;
+	struct pd_evsel *evsels;
+	size_t nr_evsels;
+	struct pd_id_layout id_layout;
+	unsigned fixed_words;	/* u64 words of a fixed-field-only sample, 0 if not such */
+
+	/* Header features perf writes that reports show. */
+	char hostname[128];
+	char osrelease[128];
+	char version[64];
+	char arch[32];
+	char cpudesc[128];
+	uint32_t nr_cpus_avail;
+	uint32_t nr_cpus_online;
+	char cmdline[1024];
+
+	const uint8_t *kvmprof_feature;	/* into map, NULL when absent */
+	uint64_t kvmprof_feature_size;
+	struct pd_build_id *build_ids;
+	size_t nr_build_ids;
+	unsigned damaged_features;	/* features whose section lies outside the file */
+	const uint8_t *host_ksyms;	/* PD_FEAT_KVMPROF_KSYMS blob, NULL when absent */
+	uint64_t host_ksyms_size;
+	const uint8_t *guest_ctx;	/* PD_FEAT_KVMPROF_CTX blob, NULL when absent */
+	uint64_t guest_ctx_size;
+};
+
+struct pd_sample {
+	const struct pd_evsel *evsel;
+	uint16_t misc;		/* header.misc: cpumode in PERF_RECORD_MISC_CPUMODE_MASK */
+	uint64_t ip;
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t time;
+	uint64_t addr;
+	uint64_t id;
+	uint32_t cpu;
+	uint64_t period;
+	uint64_t nr_callchain;
+	const uint64_t *callchain;
+};
+
+/* Open and validate a perf.data file (mapped read-only). */
+int pd_open(const char *path, struct pd_file **out, struct kp_err *err);
+/* Same, over a caller's buffer that must outlive the returned file (fuzzing, tests). */
+int pd_open_memory(const void *buf, size_t len, const char *name, struct pd_file **out,
+		   struct kp_err *err);
+void pd_close(struct pd_file *f);
+
+bool pd_has_feature(const struct pd_file *f, int feat);
+
+/*
+ * Step through the data section: *pos starts at 0 and is advanced past each
+ * record. Returns 1 and sets *ev, 0 at the end, or a negative errno with a
+ * message naming the file and offset of a malformed record.
+ */
+int pd_next(const struct pd_file *f, uint64_t *pos, const struct perf_event_header **ev,
+	    struct kp_err *err);
+
+/* File offset of the record at data position @pos (for error messages). */
+static inline uint64_t pd_file_offset(const struct pd_file *f, uint64_t pos)
+{
+	return f->header.data.offset + pos;
+}
+
+/* Decode a PERF_RECORD_SAMPLE according to its evsel's sample_type. */
+int pd_parse_sample(const struct pd_file *f, const struct perf_event_header *ev,
+		    struct pd_sample *s, struct kp_err *err);
+
+/*
+ * Decode the sample_id_all trailer of a non-sample record (pid, tid, time,
+ * id, cpu). Leaves @s zeroed when the file has no trailers.
+ */
+int pd_parse_id_trailer(const struct pd_file *f, const struct perf_event_header *ev,
+			struct pd_sample *s, struct kp_err *err);
+
+const struct pd_evsel *pd_evsel_by_id(const struct pd_file *f, uint64_t id);
+
+/* Writer. The output appears at @path only once pd_writer_finish() succeeds. */
+struct pd_writer;
+
+int pd_writer_create(const char *path, struct pd_writer **out, struct kp_err *err);
+int pd_writer_add_evsel(struct pd_writer *w, const struct perf_event_attr *attr,
+			const char *name, const uint64_t *ids, size_t nr_ids);
+/* Call after every evsel is added and before the first pd_writer_append(). */
+int pd_writer_begin_data(struct pd_writer *w, struct kp_err *err);
+int pd_writer_append(struct pd_writer *w, const void *rec, size_t len, struct kp_err *err);
+int pd_writer_set_string(struct pd_writer *w, enum pd_feature feat, const char *s);
+void pd_writer_set_nrcpus(struct pd_writer *w, uint32_t avail, uint32_t online);
+int pd_writer_set_cmdline(struct pd_writer *w, int argc, char **argv);
+int pd_writer_set_kvmprof(struct pd_writer *w, const void *blob, size_t len);
+int pd_writer_set_feature(struct pd_writer *w, int feat, const void *data, size_t len);
+/* The BUILD_ID feature, in perf's record layout. */
+int pd_writer_set_build_ids(struct pd_writer *w, const struct pd_build_id *ids, size_t nr);
+uint64_t pd_writer_data_size(const struct pd_writer *w);
+/*
+ * Write features and the final header, then move the file into place. An
+ * existing file at @path is kept as @path.old, as perf does.
+ */
+int pd_writer_finish(struct pd_writer *w, struct kp_err *err);
+void pd_writer_abort(struct pd_writer *w);
+
+#endif

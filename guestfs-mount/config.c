@@ -34,7 +34,7 @@ int gm_config_init(struct gm_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->cache_dir = strdup(GM_DEFAULT_CACHE);
-	cfg->mountpoint = strdup(GM_DEFAULT_MOUNTPOINT);
+	cfg->mountpoint = strdup(GUEST_MOUNT_DEFAULT);
 	cfg->max_file_size = 256ULL << 20;
 	cfg->max_total_size = 2ULL << 30;
 	cfg->max_files = 20000;
@@ -208,7 +208,7 @@ static int add_guest(struct parser *p, const char *name)
 			"invalid guest name '%s' (1-63 bytes, no '/', spaces or control "
 			"characters, not '.' or '..')",
 			name);
-	if (!strcmp(name, GM_BY_PID))
+	if (!strcmp(name, GUEST_TREE_BY_PID))
 		return perr(p, EINVAL, "guest name '%s' is reserved for the by-pid view",
 			    name);
 	for (size_t i = 0; i < cfg->nr_guests; i++)

@@ -14,18 +14,13 @@
 #include "base/base.h"
 #include "guest/guest.h"
 
-#define GM_DEFAULT_CONFIG     "/etc/kvmprof/guests.conf"
 #define GM_DEFAULT_CACHE      "/var/cache/kvmprof/guestfs-mount"
-#define GM_DEFAULT_MOUNTPOINT "/var/lib/guests"
 #define GM_DEFAULT_CONTEXT    "system_u:object_r:kvmprof_guest_artifact_t:s0"
 
 #define GM_MAX_GUESTS	      256
 #define GM_MAX_DISKS	      16	/* per guest */
 #define GM_MAX_LINE	      4096
 #define GM_VERSION_MAX	      128	/* kernel version strings (path components) */
-
-/* The name the by-pid view takes at the top of the mount: no guest may use it. */
-#define GM_BY_PID	      "by-pid"
 
 enum gm_format {
 	GM_FMT_RAW,

@@ -53,7 +53,7 @@ static void usage(FILE *out)
 		"      --refresh       inspect every guest again, ignoring the cache\n"
 		"  -o OPTIONS          extra FUSE mount options\n"
 		"      --check         validate CONFIG and the policy and exit: 0 when valid\n",
-		GM_DEFAULT_CONFIG, GM_DEFAULT_MOUNTPOINT, AP_DEFAULT_PATH, GM_DEFAULT_CACHE);
+		GUESTS_CONF_DEFAULT, GUEST_MOUNT_DEFAULT, AP_DEFAULT_PATH, GM_DEFAULT_CACHE);
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -116,7 +116,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		return -1;
 	}
 	if (!o->config)
-		o->config = GM_DEFAULT_CONFIG;
+		o->config = GUESTS_CONF_DEFAULT;
 	return 0;
 }
 

@@ -825,7 +825,7 @@ static void apply_live(struct spot *s, struct gm_guest *g)
 		.why = l->why,
 		.also = l->also,
 	};
-	gm_info_add_running(&b, n->data, n->size, !strcmp(n->name, "info.json"), &r);
+	gm_info_add_running(&b, n->data, n->size, !strcmp(n->name, GUEST_F_INFO_JSON), &r);
 	if (!b.data)
 		return;
 	s->live = true;
@@ -878,7 +878,7 @@ static int resolve(const char *path, struct spot *s, bool wait_guest_dir)
 		s->where = AT_ROOT;
 		return ret;
 	}
-	if (!strcmp(comp, GM_BY_PID)) {
+	if (!strcmp(comp, GUEST_TREE_BY_PID)) {
 		pid_t pid;
 		int gi;
 
@@ -919,7 +919,7 @@ static int resolve(const char *path, struct spot *s, bool wait_guest_dir)
 			return 0;
 		}
 		/* info and info.json answer at once, even during an inspection. */
-		if (strcmp(comp, "info") && strcmp(comp, "info.json") &&
+		if (strcmp(comp, GUEST_F_INFO) && strcmp(comp, GUEST_F_INFO_JSON) &&
 		    (ret = wait_ready(g)))
 			return ret;
 		n = gm_node_child(g->tree->root, comp);
@@ -1049,7 +1049,7 @@ int gm_store_list(const char *path, gm_fill_fn fill, void *ctx)
 		if (!ret) {
 			e = dir;
 			e.by_pid = true;
-			ret = fill(ctx, GM_BY_PID, &e);
+			ret = fill(ctx, GUEST_TREE_BY_PID, &e);
 		}
 	} else if (s.where == AT_BYPID) {
 		char name[16];

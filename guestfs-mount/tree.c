@@ -113,6 +113,23 @@ struct gm_node *gm_tree_dir(struct gm_tree *t, struct gm_node *parent, const cha
 	return n;
 }
 
+struct gm_node *gm_tree_dirs(struct gm_tree *t, struct gm_node *parent, const char *path)
+{
+	char comp[256];
+
+	while (parent && *path) {
+		size_t n = strcspn(path, "/");
+
+		if (!n || n >= sizeof(comp))
+			return NULL;
+		memcpy(comp, path, n);
+		comp[n] = '\0';
+		parent = gm_tree_dir(t, parent, comp);
+		path += n + (path[n] == '/');
+	}
+	return parent;
+}
+
 struct gm_node *gm_tree_file(struct gm_tree *t, struct gm_node *parent, const char *name,
 			     enum gm_kind kind, const char *path, uint64_t size)
 {
@@ -282,66 +299,76 @@ static int add_kernel(struct gm_tree *t, struct gm_node *dir, const char *kdir,
 
 	memset(kf, 0, sizeof(*kf));
 	kf->kallsyms =
-		add_cached(t, dir, "kallsyms", GM_KIND_KALLSYMS, kdir, GM_F_KALLSYMS);
+		add_cached(t, dir, GUEST_F_KALLSYMS, GM_KIND_KALLSYMS, kdir, GM_F_KALLSYMS);
 	if (k->symsrc == GM_SYMS_SYSTEM_MAP)
-		kf->sysmap = add_cached(t, dir, "System.map", GM_KIND_SYSTEM_MAP, kdir,
+		kf->sysmap = add_cached(t, dir, GUEST_F_SYSTEM_MAP, GM_KIND_SYSTEM_MAP, kdir,
 					GM_F_SYSMAP);
 	else if (k->symsrc == GM_SYMS_DEBUG_SYSTEM_MAP)
-		kf->sysmap = add_cached(t, dir, "System.map", GM_KIND_SYSTEM_MAP, kdir,
+		kf->sysmap = add_cached(t, dir, GUEST_F_SYSTEM_MAP, GM_KIND_SYSTEM_MAP, kdir,
 					GM_F_DEBUG_SYSMAP);
 	else
-		kf->sysmap = add_cached(t, dir, "System.map", GM_KIND_SYSTEM_MAP, kdir,
+		kf->sysmap = add_cached(t, dir, GUEST_F_SYSTEM_MAP, GM_KIND_SYSTEM_MAP, kdir,
 					GM_F_KALLSYMS);
 	if (k->has_debug_vmlinux && !k->debug_mismatch) {
-		kf->vmlinux = add_cached(t, dir, "vmlinux", GM_KIND_VMLINUX, kdir,
+		kf->vmlinux = add_cached(t, dir, GUEST_F_VMLINUX, GM_KIND_VMLINUX, kdir,
 					 GM_F_DEBUG_VMLINUX);
 	} else if (k->has_vmlinuz) {
 		if (gm_path(path, sizeof(path), "%s/" GM_F_VMLINUX, kdir) ||
 		    gm_path(src, sizeof(src), "%s/" GM_F_VMLINUZ, kdir))
 			return -ENAMETOOLONG;
-		kf->vmlinux = add_lazy(t, dir, "vmlinux", GM_KIND_VMLINUX,
+		kf->vmlinux = add_lazy(t, dir, GUEST_F_VMLINUX, GM_KIND_VMLINUX,
 				       GM_LAZY_VMLINUX, src, path);
 		if (!kf->vmlinux)
 			return -ENOMEM;
 	}
-	add_cached(t, dir, "vmlinuz", GM_KIND_VMLINUZ, kdir, GM_F_VMLINUZ);
-	kf->modules = add_cached(t, dir, "modules", GM_KIND_MODULES, kdir, GM_F_MODULES);
-	kf->config = add_cached(t, dir, "config", GM_KIND_CONFIG, kdir, GM_F_CONFIG);
-	kf->version = add_cached(t, dir, "version", GM_KIND_VERSION, kdir, GM_F_VERSION);
+	add_cached(t, dir, GUEST_F_VMLINUZ, GM_KIND_VMLINUZ, kdir, GM_F_VMLINUZ);
+	kf->modules = add_cached(t, dir, GUEST_F_MODULES, GM_KIND_MODULES, kdir, GM_F_MODULES);
+	kf->config = add_cached(t, dir, GUEST_F_CONFIG, GM_KIND_CONFIG, kdir, GM_F_CONFIG);
+	kf->version = add_cached(t, dir, GUEST_F_VERSION, GM_KIND_VERSION, kdir, GM_F_VERSION);
 	kf->build_id =
-		add_cached(t, dir, "build-id", GM_KIND_BUILD_ID, kdir, GM_F_BUILD_ID);
-	kf->notes = add_cached(t, dir, "notes", GM_KIND_BUILD_ID, kdir, GM_F_NOTES);
+		add_cached(t, dir, GUEST_F_BUILD_ID, GM_KIND_BUILD_ID, kdir, GM_F_BUILD_ID);
+	kf->notes = add_cached(t, dir, GUEST_F_NOTES, GM_KIND_BUILD_ID, kdir, GM_F_NOTES);
 	return 0;
+}
+
+/* Link @n at @path below @dir (folders made as needed); @path ends with @n's name. */
+static bool link_at(struct gm_tree *t, struct gm_node *dir, const char *path,
+		    struct gm_node *n)
+{
+	const char *slash = strrchr(path, '/');
+	char parent[64];
+
+	if (!n)
+		return true;
+	if (slash) {
+		snprintf(parent, sizeof(parent), "%.*s", (int)(slash - path), path);
+		dir = gm_tree_dirs(t, dir, parent);
+	}
+	return dir && !gm_tree_link(t, dir, n);
 }
 
 static void link_if(struct gm_tree *t, struct gm_node *dir, struct gm_node *n)
 {
-	if (n)
-		gm_tree_link(t, dir, n);
+	link_at(t, dir, "", n);
 }
 
 /* What perf kvm --guestmount reads in <mount>/<pid>/ for a guest running @kf's kernel. */
 static struct gm_node *pidview(struct gm_tree *t, const struct kfiles *kf)
 {
-	struct gm_node *pv = new_node(t, "pid"), *proc, *kern, *lm;
+	struct gm_node *pv = new_node(t, "pid");
+	bool ok;
 
 	if (!pv)
 		return NULL;
 	pv->dir = true;
 	pv->kind = GM_KIND_DIR;
-	proc = gm_tree_dir(t, pv, "proc");
-	kern = gm_tree_dir(t, pv, "sys");
-	kern = kern ? gm_tree_dir(t, kern, "kernel") : NULL;
-	lm = gm_tree_dir(t, pv, "lib");
-	lm = lm ? gm_tree_dir(t, lm, "modules") : NULL;
-	if (!proc || !kern || !lm)
-		return NULL;
-	link_if(t, proc, kf->kallsyms);
-	link_if(t, proc, kf->modules);
-	link_if(t, proc, kf->version);
-	link_if(t, kern, kf->notes);
-	link_if(t, lm, kf->moddir);
-	return pv;
+	ok = link_at(t, pv, GUEST_PID_KALLSYMS, kf->kallsyms) &&
+	     link_at(t, pv, GUEST_PID_MODULES, kf->modules) &&
+	     link_at(t, pv, GUEST_PID_VERSION, kf->version) &&
+	     link_at(t, pv, GUEST_PID_NOTES, kf->notes) &&
+	     gm_tree_dirs(t, pv, GUEST_D_LIB_MODULES) &&
+	     link_at(t, gm_tree_dirs(t, pv, GUEST_D_LIB_MODULES), "", kf->moddir);
+	return ok ? pv : NULL;
 }
 
 struct gm_tree *gm_tree_build(const char *name, const char *keydir,
@@ -357,13 +384,13 @@ struct gm_tree *gm_tree_build(const char *name, const char *keydir,
 	if (!t)
 		return NULL;
 	root = t->root;
-	ok &= gm_tree_mem(t, root, "info", GM_KIND_INFO, info, info_len) != NULL;
-	ok &= gm_tree_mem(t, root, "info.json", GM_KIND_INFO, json, json_len) != NULL;
+	ok &= gm_tree_mem(t, root, GUEST_F_INFO, GM_KIND_INFO, info, info_len) != NULL;
+	ok &= gm_tree_mem(t, root, GUEST_F_INFO_JSON, GM_KIND_INFO, json, json_len) != NULL;
 	if (meta && meta->nr_kernels && keydir) {
 		t->pidviews = calloc(meta->nr_kernels, sizeof(*t->pidviews));
 		t->nr_pidviews = meta->nr_kernels;
-		kernels = gm_tree_dir(t, root, "kernels");
-		libmods = gm_tree_dir(t, gm_tree_dir(t, root, "lib"), "modules");
+		kernels = gm_tree_dir(t, root, GUEST_D_KERNELS);
+		libmods = gm_tree_dirs(t, root, GUEST_D_LIB_MODULES);
 		ok &= kernels && libmods && t->pidviews;
 	}
 	for (size_t i = 0; ok && kernels && i < meta->nr_kernels; i++) {

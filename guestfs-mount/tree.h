@@ -63,6 +63,8 @@ struct gm_node *gm_tree_file(struct gm_tree *t, struct gm_node *parent, const ch
 			     enum gm_kind kind, const char *path, uint64_t size);
 struct gm_node *gm_tree_mem(struct gm_tree *t, struct gm_node *parent, const char *name,
 			    enum gm_kind kind, const char *data, size_t len);
+/* Folders along @path ("a/b/c") below @parent, created when missing. */
+struct gm_node *gm_tree_dirs(struct gm_tree *t, struct gm_node *parent, const char *path);
 /* Add an existing node under another folder too. */
 int gm_tree_link(struct gm_tree *t, struct gm_node *parent, struct gm_node *child);
 

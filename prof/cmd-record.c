@@ -63,7 +63,7 @@ static void record_usage(FILE *out)
 		"      --guestkallsyms FILE  a running guest's /proc/kallsyms: records where\n"
 		"                   its kernel runs (as perf kvm record does), for every guest\n"
 		"      --guests-conf FILE  guestfs-mount's guest list, to name guests without\n"
-		"                   -name by the disk they hold open (default " GUESTS_CONF ")\n");
+		"                   -name by the disk they hold open (default " GUESTS_CONF_DEFAULT ")\n");
 }
 
 static int parse_ulong(const char *s, unsigned long *v)

@@ -41,7 +41,7 @@ static void report_usage(FILE *out)
 		"      --guest-slide  KASLR slide of the guest kernel, overriding every other\n"
 		"                     source\n"
 		"      --stdio        text output (the only output; accepted for perf users)\n",
-		DEFAULT_GUESTMOUNT);
+		GUEST_MOUNT_DEFAULT);
 }
 
 static int parse_slide(const char *s, int64_t *slide)

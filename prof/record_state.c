@@ -14,7 +14,7 @@
 void record_state_init(struct record_state *rs, bool host, bool guest)
 {
 	memset(rs, 0, sizeof(*rs));
-	rs->guests_conf = GUESTS_CONF;
+	rs->guests_conf = GUESTS_CONF_DEFAULT;
 	/* Neither flag means both, as with perf record. */
 	rs->want_host = host || !guest;
 	rs->want_guest = guest || !host;

@@ -170,7 +170,7 @@ static int guest_table_candidates(const struct session *s, const struct machine 
 {
 	const struct symbol_opts *o = s->sopts;
 	const char *mounts[2] = {o->guestmount,
-				 o->guestmount ? NULL : DEFAULT_GUESTMOUNT};
+				 o->guestmount ? NULL : GUEST_MOUNT_DEFAULT};
 	int n = 0;
 
 	if (o->guestvmlinux && n < max)
@@ -179,12 +179,14 @@ static int guest_table_candidates(const struct session *s, const struct machine 
 		snprintf(paths[n++], 512, "%s", o->guestkallsyms);
 	for (int i = 0; i < 2 && mounts[i]; i++) {
 		if (strcmp(m->name, "-") && n < max)
-			snprintf(paths[n++], 512, "%s/%s/kallsyms", mounts[i], m->name);
+			snprintf(paths[n++], 512, "%s/%s/" GUEST_F_KALLSYMS, mounts[i],
+				 m->name);
 		if (n < max)
-			snprintf(paths[n++], 512, "%s/%d/proc/kallsyms", mounts[i],
+			snprintf(paths[n++], 512, "%s/%d/" GUEST_PID_KALLSYMS, mounts[i],
 				 m->pid);
 		if (n < max)
-			snprintf(paths[n++], 512, "%s/by-pid/%d/proc/kallsyms", mounts[i],
+			snprintf(paths[n++], 512, "%s/" GUEST_TREE_BY_PID "/%d/" GUEST_PID_KALLSYMS,
+				 mounts[i],
 				 m->pid);
 	}
 	return n;
@@ -267,10 +269,12 @@ static bool guest_release(const char *path, char *out, size_t size)
 static void load_guest_modules(struct session *s, struct machine *m)
 {
 	const char *mount =
-		s->sopts->guestmount ? s->sopts->guestmount : DEFAULT_GUESTMOUNT;
+		s->sopts->guestmount ? s->sopts->guestmount : GUEST_MOUNT_DEFAULT;
 	char list[512] = "", tree[700] = "", ver[600], rel[128];
 	const char *dirs[3][2] = {
-		{m->name, "modules"}, {"", "proc/modules"}, {"by-pid/", "proc/modules"}};
+		{m->name, GUEST_F_MODULES},
+		{"", GUEST_PID_MODULES},
+		{GUEST_TREE_BY_PID "/", GUEST_PID_MODULES}};
 	struct kp_err err = {0};
 
 	for (int i = 0; i < 3 && !list[0]; i++) {
@@ -283,13 +287,13 @@ static void load_guest_modules(struct session *s, struct machine *m)
 		else
 			snprintf(dir, sizeof(dir), "%s/%s%d", mount, dirs[i][0], m->pid);
 		snprintf(list, sizeof(list), "%s/%s", dir, dirs[i][1]);
-		snprintf(ver, sizeof(ver), "%s/%s", dir, i ? "proc/version" : "version");
+		snprintf(ver, sizeof(ver), "%s/%s", dir, i ? GUEST_PID_VERSION : GUEST_F_VERSION);
 		if (!file_exists(list)) {
 			list[0] = '\0';
 			continue;
 		}
 		if (guest_release(ver, rel, sizeof(rel)))
-			snprintf(tree, sizeof(tree), "%s/lib/modules/%s", dir, rel);
+			snprintf(tree, sizeof(tree), "%s/" GUEST_D_LIB_MODULES "/%s", dir, rel);
 	}
 	if (s->sopts->guestmodules)
 		snprintf(list, sizeof(list), "%s", s->sopts->guestmodules);

@@ -11,6 +11,7 @@
 
 #include "perf/perf.h"
 #include "hist.h"
+#include "guest/guest.h"
 #include "machine/machine.h"
 
 /* Where kernel symbols come from; NULL fields mean "look in the usual places". */
@@ -24,8 +25,6 @@ struct symbol_opts {
 	bool has_guest_slide;
 	int64_t guest_slide;
 };
-
-#define DEFAULT_GUESTMOUNT "/var/lib/guests"
 
 /*
  * Samples repeat the same few thousand addresses: a 2-way set-associative cache of

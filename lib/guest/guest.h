@@ -9,5 +9,6 @@
 
 #include "guestid.h"
 #include "kvmdebugfs.h"
+#include "layout.h"
 
 #endif

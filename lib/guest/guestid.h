@@ -25,9 +25,6 @@ int guest_name_from_argv(const char *cmdline, size_t len, char *name, size_t siz
 /* Same, from /proc/PID/cmdline. */
 int guest_name_of_pid(pid_t pid, char *name, size_t size);
 
-/* guestfs-mount's guest list, which also names guests for the profiler. */
-#define GUESTS_CONF "/etc/kvmprof/guests.conf"
-
 /*
  * The guest whose disk image process @pid holds open: the `guest NAME`
  * block of @conf (guestfs-mount's format; other directives are skipped) with

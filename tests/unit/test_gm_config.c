@@ -84,7 +84,7 @@ static void test_defaults(void **state)
 
 	assert_int_equal(parse("guest a\ndisk raw /a.img\n", &cfg, &err), 0);
 	assert_string_equal(cfg.cache_dir, GM_DEFAULT_CACHE);
-	assert_string_equal(cfg.mountpoint, GM_DEFAULT_MOUNTPOINT);
+	assert_string_equal(cfg.mountpoint, GUEST_MOUNT_DEFAULT);
 	assert_false(cfg.shared_appliance);
 	assert_false(cfg.libguestfs_overlay);
 	assert_false(cfg.lazy);

@@ -111,6 +111,15 @@ $(BUILD)/tests/test_session: tests/unit/test_session.c $(PROF_LIB_OBJ) $(LIBKVMP
 	$(Q)$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(PROF_LIB_OBJ) $(LIBKVMPROF) \
 		$(LDFLAGS_ALL) $(PKG_LIBS) -lcmocka
 
+# Unit tests of the daemon's parts link its objects, all but main(): no FUSE
+# mount and no appliance is needed to run them.
+MOUNT_LIB_OBJ := $(filter-out $(BUILD)/mount-obj/main.o,$(MOUNT_OBJ))
+$(BUILD)/tests/test_gm_%: tests/unit/test_gm_%.c $(MOUNT_LIB_OBJ) $(LIBKVMPROF)
+	@mkdir -p $(dir $@)
+	$(say) TEST $@
+	$(Q)$(CC) $(ALL_CFLAGS) -Iguestfs-mount -Wno-missing-prototypes -o $@ $< $(MOUNT_LIB_OBJ) \
+		$(LIBKVMPROF) $(LDFLAGS_ALL) $(PKG_LIBS) -lcmocka
+
 $(BUILD)/bench/%: bench/%.c $(LIBKVMPROF)
 	@mkdir -p $(dir $@)
 	$(say) BENCH $@

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "config.h"
+#include "guest/guest.h"
 #include "base/base.h"
 #include "meta.h"
 

@@ -23,7 +23,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "config.h"
+#include "guest/guest.h"
 
 #define GM_PROBE_BYTES 2048	/* what QEMU reads to probe an image format */
 

@@ -18,6 +18,12 @@
 #include "access.h"
 #include "store.h"
 
+/* The store the mount serves: fuse_new()'s private data. */
+static struct gm_store *store(void)
+{
+	return fuse_get_context()->private_data;
+}
+
 #define XATTR_SELINUX "security.selinux"
 
 static void fill_stat(const struct gm_entry *e, struct stat *st)
@@ -36,8 +42,7 @@ static int gm_getattr(const char *path, struct stat *st, struct fuse_file_info *
 	struct gm_entry e;
 	int ret;
 
-	(void)fi;
-	ret = gm_store_stat(path, &e);
+	ret = gm_store_stat(store(), path, &e);
 	if (!ret)
 		fill_stat(&e, st);
 	return ret;
@@ -62,8 +67,7 @@ static int gm_opendir(const char *path, struct fuse_file_info *fi)
 	struct gm_entry e;
 	int ret;
 
-	(void)fi;
-	ret = gm_store_stat(path, &e);
+	ret = gm_store_stat(store(), path, &e);
 	return ret ? ret : e.dir ? 0 : -ENOTDIR;
 }
 
@@ -72,12 +76,9 @@ static int gm_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 {
 	struct fill_ctx c = {.buf = buf, .filler = filler};
 
-	(void)off;
-	(void)fi;
-	(void)flags;
 	filler(buf, ".", NULL, 0, 0);
 	filler(buf, "..", NULL, 0, 0);
-	return gm_store_list(path, fill_one, &c);
+	return gm_store_list(store(), path, fill_one, &c);
 }
 
 static int gm_open(const char *path, struct fuse_file_info *fi)
@@ -87,7 +88,7 @@ static int gm_open(const char *path, struct fuse_file_info *fi)
 
 	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & (O_TRUNC | O_CREAT)))
 		return -EROFS;
-	ret = gm_store_open(path, gm_access_may_open, &h);
+	ret = gm_store_open(store(), path, gm_access_may_open, &h);
 	if (ret)
 		return ret;
 	fi->fh = (uint64_t)(uintptr_t)h;
@@ -101,13 +102,11 @@ static int gm_open(const char *path, struct fuse_file_info *fi)
 static int gm_read(const char *path, char *buf, size_t size, off_t off,
 		   struct fuse_file_info *fi)
 {
-	(void)path;
 	return gm_store_read((struct gm_open *)(uintptr_t)fi->fh, buf, size, off);
 }
 
 static int gm_release(const char *path, struct fuse_file_info *fi)
 {
-	(void)path;
 	gm_store_close((struct gm_open *)(uintptr_t)fi->fh);
 	return 0;
 }
@@ -119,12 +118,12 @@ static int gm_getxattr(const char *path, const char *name, char *value, size_t s
 	size_t len;
 	int ret;
 
-	ret = gm_store_stat(path, &e);
+	ret = gm_store_stat(store(), path, &e);
 	if (ret)
 		return ret;
 	if (strcmp(name, XATTR_SELINUX))
 		return -ENODATA;
-	label = gm_store_label(e.kind);
+	label = gm_store_label(store(), e.kind);
 	len = strlen(label) + 1; /* SELinux labels are stored with their NUL */
 	if (!size)
 		return (int)len;
@@ -139,7 +138,7 @@ static int gm_listxattr(const char *path, char *list, size_t size)
 	struct gm_entry e;
 	int ret;
 
-	ret = gm_store_stat(path, &e);
+	ret = gm_store_stat(store(), path, &e);
 	if (ret)
 		return ret;
 	if (!size)
@@ -157,12 +156,11 @@ static int gm_access(const char *path, int mask)
 	/* Only reached without default_permissions: the bits are the kernel's. */
 	if (mask & W_OK)
 		return -EROFS;
-	return gm_store_stat(path, &e);
+	return gm_store_stat(store(), path, &e);
 }
 
 static int gm_statfs(const char *path, struct statvfs *sv)
 {
-	(void)path;
 	memset(sv, 0, sizeof(*sv));
 	sv->f_bsize = 4096;
 	sv->f_frsize = 4096;
@@ -173,128 +171,80 @@ static int gm_statfs(const char *path, struct statvfs *sv)
 
 static void *gm_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
-	(void)conn;
 	/* Trees change when an inspection ends: keep kernel caching short. */
 	cfg->entry_timeout = 1.0;
 	cfg->attr_timeout = 1.0;
 	cfg->negative_timeout = 0;
 	cfg->use_ino = 0;
-	return NULL;
+	return store(); /* stays the private data of every request */
 }
 
 /* --- everything that would write ---------------------------------------------------- */
 
 static int ro_mknod(const char *p, mode_t m, dev_t d)
 {
-	(void)p;
-	(void)m;
-	(void)d;
 	return -EROFS;
 }
 static int ro_mkdir(const char *p, mode_t m)
 {
-	(void)p;
-	(void)m;
 	return -EROFS;
 }
 static int ro_unlink(const char *p)
 {
-	(void)p;
 	return -EROFS;
 }
 static int ro_rmdir(const char *p)
 {
-	(void)p;
 	return -EROFS;
 }
 static int ro_symlink(const char *a, const char *b)
 {
-	(void)a;
-	(void)b;
 	return -EROFS;
 }
 static int ro_rename(const char *a, const char *b, unsigned int f)
 {
-	(void)a;
-	(void)b;
-	(void)f;
 	return -EROFS;
 }
 static int ro_link(const char *a, const char *b)
 {
-	(void)a;
-	(void)b;
 	return -EROFS;
 }
 static int ro_chmod(const char *p, mode_t m, struct fuse_file_info *fi)
 {
-	(void)p;
-	(void)m;
-	(void)fi;
 	return -EROFS;
 }
 static int ro_chown(const char *p, uid_t u, gid_t g, struct fuse_file_info *fi)
 {
-	(void)p;
-	(void)u;
-	(void)g;
-	(void)fi;
 	return -EROFS;
 }
 static int ro_truncate(const char *p, off_t o, struct fuse_file_info *fi)
 {
-	(void)p;
-	(void)o;
-	(void)fi;
 	return -EROFS;
 }
 static int ro_write(const char *p, const char *b, size_t s, off_t o,
 		    struct fuse_file_info *fi)
 {
-	(void)p;
-	(void)b;
-	(void)s;
-	(void)o;
-	(void)fi;
 	return -EROFS;
 }
 static int ro_create(const char *p, mode_t m, struct fuse_file_info *fi)
 {
-	(void)p;
-	(void)m;
-	(void)fi;
 	return -EROFS;
 }
 static int ro_utimens(const char *p, const struct timespec tv[2],
 		      struct fuse_file_info *fi)
 {
-	(void)p;
-	(void)tv;
-	(void)fi;
 	return -EROFS;
 }
 static int ro_setxattr(const char *p, const char *n, const char *v, size_t s, int f)
 {
-	(void)p;
-	(void)n;
-	(void)v;
-	(void)s;
-	(void)f;
 	return -EROFS;
 }
 static int ro_removexattr(const char *p, const char *n)
 {
-	(void)p;
-	(void)n;
 	return -EROFS;
 }
 static int ro_fallocate(const char *p, int m, off_t o, off_t l, struct fuse_file_info *fi)
 {
-	(void)p;
-	(void)m;
-	(void)o;
-	(void)l;
-	(void)fi;
 	return -EROFS;
 }
 

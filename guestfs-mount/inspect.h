@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "guest/guest.h"
 #include "meta.h"
 
 /* Cache folder layout of one kernel, relative to the guest's folder. */

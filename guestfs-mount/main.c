@@ -19,14 +19,14 @@
 
 #include "access.h"
 #include "policy/accesspolicy.h"
-#include "config.h"
+#include "guest/guest.h"
 #include "fs.h"
 #include "store.h"
 #include "util.h"
 
 struct opts {
 	const char *config;
-	const char *policy;	/* NULL: AP_DEFAULT_PATH, optional */
+	const char *policy; /* NULL: AP_DEFAULT_PATH, optional */
 	const char *cache;
 	const char *mountpoint;
 	const char *fuse_opts;
@@ -36,38 +36,45 @@ struct opts {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: guestfs-mount [-c CONFIG] [--policy FILE] [--cache DIR] [-f] [-d]\n"
+		"usage: guestfs-mount [-c CONFIG] [--policy FILE] [--cache DIR] [-f] "
+		"[-d]\n"
 		"                     [--refresh] [-o FUSE_OPTIONS] [MOUNTPOINT]\n"
 		"       guestfs-mount --check [--policy FILE] [CONFIG]\n\n"
 		"Serve every guest listed in CONFIG (default %s) under MOUNTPOINT\n"
 		"(default %s): <guest>/kallsyms, System.map, vmlinux, modules, config,\n"
-		"version, build-id, info, info.json, kernels/<version>/, lib/modules/<version>/,\n"
-		"and by-pid/<qemu-pid>/ for perf kvm --guestmount. Disks are opened read-only\n"
-		"with their configured format and read inside the libguestfs appliance.\n\n"
+		"version, build-id, info, info.json, kernels/<version>/, "
+		"lib/modules/<version>/,\n"
+		"and by-pid/<qemu-pid>/ for perf kvm --guestmount. Disks are opened "
+		"read-only\n"
+		"with their configured format and read inside the libguestfs "
+		"appliance.\n\n"
 		"  -c, --config FILE   guest list (see guestfs-mount/README.md)\n"
 		"      --policy FILE   who may read what (default %s; without it,\n"
-		"                      every guest to root only; see policy/access.conf)\n"
+		"                      every guest to root only; see "
+		"policy/access.conf)\n"
 		"      --cache DIR     root-only cache of inspections (default %s)\n"
 		"  -f, --foreground    do not detach; log to stderr\n"
 		"  -d, --debug         FUSE debug output (implies -f)\n"
 		"      --refresh       inspect every guest again, ignoring the cache\n"
 		"  -o OPTIONS          extra FUSE mount options\n"
-		"      --check         validate CONFIG and the policy and exit: 0 when valid\n",
-		GUESTS_CONF_DEFAULT, GUEST_MOUNT_DEFAULT, AP_DEFAULT_PATH, GM_DEFAULT_CACHE);
+		"      --check         validate CONFIG and the policy and exit: 0 when "
+		"valid\n",
+		GUESTS_CONF_DEFAULT, GUEST_MOUNT_DEFAULT, AP_DEFAULT_PATH,
+		GM_DEFAULT_CACHE);
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "cache", required_argument, NULL, 'C' },
-		{ "policy", required_argument, NULL, 'P' },
-		{ "foreground", no_argument, NULL, 'f' },
-		{ "debug", no_argument, NULL, 'd' },
-		{ "check", no_argument, NULL, 'k' },
-		{ "refresh", no_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+		{"config", required_argument, NULL, 'c'},
+		{"cache", required_argument, NULL, 'C'},
+		{"policy", required_argument, NULL, 'P'},
+		{"foreground", no_argument, NULL, 'f'},
+		{"debug", no_argument, NULL, 'd'},
+		{"check", no_argument, NULL, 'k'},
+		{"refresh", no_argument, NULL, 'r'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
 	};
 	int c;
 
@@ -112,7 +119,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->mountpoint = argv[optind++];
 	}
 	if (optind < argc) {
-		fprintf(stderr, "guestfs-mount: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "guestfs-mount: unexpected argument '%s'\n",
+			argv[optind]);
 		return -1;
 	}
 	if (!o->config)
@@ -131,8 +139,11 @@ static int check_labels(const struct gm_config *cfg)
 		const char *ctx = gm_config_label(cfg, (enum gm_kind)k);
 
 		if (security_check_context(ctx) < 0) {
-			fprintf(stderr, "guestfs-mount: label for %s files '%s' is not valid in the "
-				"loaded SELinux policy\n", gm_kind_name((enum gm_kind)k), ctx);
+			fprintf(stderr,
+				"guestfs-mount: label for %s files '%s' is not valid in "
+				"the "
+				"loaded SELinux policy\n",
+				gm_kind_name((enum gm_kind)k), ctx);
 			bad = 1;
 		}
 	}
@@ -142,7 +153,7 @@ static int check_labels(const struct gm_config *cfg)
 /* The policy named by -P, else the default file when there is one. */
 static int load_policy(const struct opts *o)
 {
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 
 	if (gm_access_load(o->policy ? o->policy : AP_DEFAULT_PATH, o->policy != NULL,
 			   &err)) {
@@ -157,15 +168,18 @@ static void report_hidden(const struct gm_config *cfg, FILE *out)
 {
 	for (size_t i = 0; i < cfg->nr_guests; i++)
 		if (!gm_access_exposes(cfg->guests[i].name))
-			fprintf(out, "guestfs-mount: guest %s is not exposed by the access policy: "
-				"not served\n", cfg->guests[i].name);
+			fprintf(out,
+				"guestfs-mount: guest %s is not exposed by the access "
+				"policy: "
+				"not served\n",
+				cfg->guests[i].name);
 }
 
 static int check_config(const struct opts *o)
 {
 	const char *path = o->config;
 	struct gm_config cfg;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	int bad;
 
 	if (gm_config_load(path, &cfg, &err)) {
@@ -187,8 +201,8 @@ static int check_config(const struct opts *o)
 			struct stat st;
 
 			if (stat(g->disks[d].path, &st))
-				printf("warning: guest %s: disk %s: %s\n", g->name, g->disks[d].path,
-				       strerror(errno));
+				printf("warning: guest %s: disk %s: %s\n", g->name,
+				       g->disks[d].path, strerror(errno));
 		}
 	}
 	if (!bad)
@@ -198,11 +212,19 @@ static int check_config(const struct opts *o)
 	return bad;
 }
 
+/* The served store, for the SIGHUP handler only. */
+static struct gm_store *served;
+
 static void on_sighup(int sig)
 {
-	(void)sig;
 	gm_access_request_reload();
-	gm_store_recheck();
+	if (served)
+		gm_store_recheck(served);
+}
+
+static bool policy_exposes(const char *guest, void *ctx)
+{
+	return gm_access_exposes(guest);
 }
 
 static char *absolute(const char *path)
@@ -222,15 +244,18 @@ static int serve(struct gm_config *cfg, const struct opts *o)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	struct fuse_loop_config *loop;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	struct sigaction sa;
 	struct fuse *fuse;
 	char mopts[512];
+	struct gm_store_hooks hooks = {.visible = policy_exposes};
+	struct gm_store *store;
 	bool stopped;
 	int ret;
 
-	if (gm_store_init(cfg, o->refresh, &err)) {
+	if (gm_store_new(cfg, &hooks, o->refresh, &store, &err)) {
 		fprintf(stderr, "guestfs-mount: %s\n", err.msg);
+		gm_store_free(store);
 		return 1;
 	}
 	if (gm_mkdirs(cfg->mountpoint, 0755)) {
@@ -238,21 +263,25 @@ static int serve(struct gm_config *cfg, const struct opts *o)
 			strerror(errno));
 		return 1;
 	}
-	snprintf(mopts, sizeof(mopts), "ro,allow_other,default_permissions,noatime,"
-		 "fsname=guestfs-mount,subtype=kvmprof%s%s", o->fuse_opts ? "," : "",
-		 o->fuse_opts ? o->fuse_opts : "");
+	snprintf(mopts, sizeof(mopts),
+		 "ro,allow_other,default_permissions,noatime,"
+		 "fsname=guestfs-mount,subtype=kvmprof%s%s",
+		 o->fuse_opts ? "," : "", o->fuse_opts ? o->fuse_opts : "");
 	if (fuse_opt_add_arg(&args, "guestfs-mount") || fuse_opt_add_arg(&args, "-o") ||
-	    fuse_opt_add_arg(&args, mopts) || (o->debug && fuse_opt_add_arg(&args, "-d"))) {
+	    fuse_opt_add_arg(&args, mopts) ||
+	    (o->debug && fuse_opt_add_arg(&args, "-d"))) {
 		fprintf(stderr, "guestfs-mount: out of memory\n");
 		return 1;
 	}
-	fuse = fuse_new(&args, &gm_fs_ops, sizeof(gm_fs_ops), NULL);
+	fuse = fuse_new(&args, &gm_fs_ops, sizeof(gm_fs_ops), store);
 	fuse_opt_free_args(&args);
 	if (!fuse)
 		return 1;
 	if (fuse_mount(fuse, cfg->mountpoint)) {
-		fprintf(stderr, "guestfs-mount: cannot mount on %s (a stale mount? try "
-			"fusermount3 -u %s)\n", cfg->mountpoint, cfg->mountpoint);
+		fprintf(stderr,
+			"guestfs-mount: cannot mount on %s (a stale mount? try "
+			"fusermount3 -u %s)\n",
+			cfg->mountpoint, cfg->mountpoint);
 		fuse_destroy(fuse);
 		return 1;
 	}
@@ -273,7 +302,8 @@ static int serve(struct gm_config *cfg, const struct opts *o)
 	sa.sa_handler = on_sighup;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGHUP, &sa, NULL);
-	if (gm_store_start()) {
+	served = store;
+	if (gm_store_start(store)) {
 		gm_log("cannot start the inspection thread");
 		fuse_unmount(fuse);
 		fuse_destroy(fuse);
@@ -294,22 +324,24 @@ static int serve(struct gm_config *cfg, const struct opts *o)
 	gm_log("unmounting %s", cfg->mountpoint);
 	fuse_remove_signal_handlers(fuse_get_session(fuse));
 	fuse_unmount(fuse);
-	stopped = gm_store_stop(5.0);
+	stopped = gm_store_stop(store, 5.0);
 	if (!stopped) {
-		/* libguestfs is busy in the worker: end now; the appliance dies with us. */
+		/* libguestfs is busy in the worker: end now; the appliance dies with us.
+		 */
 		gm_log("an inspection was still running; exiting without waiting for it");
 		_exit(ret ? 1 : 0);
 	}
 	fuse_destroy(fuse);
-	gm_store_release();
+	served = NULL;
+	gm_store_free(store);
 	return ret ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct opts o = { 0 };
+	struct opts o = {0};
 	struct gm_config cfg;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	int ret;
 
 	if (parse_opts(argc, argv, &o))
@@ -317,7 +349,8 @@ int main(int argc, char **argv)
 	if (o.check)
 		return check_config(&o);
 	if (geteuid() != 0) {
-		fprintf(stderr, "guestfs-mount: must run as root (it serves root-only files and "
+		fprintf(stderr,
+			"guestfs-mount: must run as root (it serves root-only files and "
 			"mounts with allow_other)\n");
 		return 1;
 	}
@@ -327,7 +360,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if ((o.cache && (free(cfg.cache_dir), !(cfg.cache_dir = absolute(o.cache)))) ||
-	    (o.mountpoint && (free(cfg.mountpoint), !(cfg.mountpoint = absolute(o.mountpoint))))) {
+	    (o.mountpoint &&
+	     (free(cfg.mountpoint), !(cfg.mountpoint = absolute(o.mountpoint))))) {
 		fprintf(stderr, "guestfs-mount: bad path\n");
 		gm_config_release(&cfg);
 		return 1;

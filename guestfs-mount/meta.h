@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "config.h"
+#include "guest/guest.h"
 #include "util.h"
 
 #define GM_MAX_NOTES	32

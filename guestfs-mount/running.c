@@ -1,54 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "running.h"
-
+/*
+ * Running guests: which QEMU process runs which configured guest (lib/guest's
+ * matcher, restricted to QEMU processes that are not our own appliance), and
+ * what kernel and slide it runs (live.c), for by-pid/ and for info.
+ */
 #include <dirent.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/base.h"
-#include "guest/guest.h"
+#include "store-priv.h"
 #include "util.h"
 
-#define MAX_FDS 4096	/* descriptors looked at per process */
-
-pid_t gm_parse_pid(const char *s)
-{
-	long v = 0;
-
-	if (!*s || *s == '0')
-		return -1;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > 10000000)
-			return -1;
-		v = v * 10 + (*s - '0');
-	}
-	return v > 0 && v <= 0x3fffffff ? (pid_t)v : -1;
-}
-
-/* argv[0]'s base name says QEMU: qemu-system-*, qemu-kvm, kvm. */
-static bool is_qemu(pid_t pid, char **cmdline, size_t *len)
-{
-	char path[64];
-	const char *base;
-
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	if (kp_read_file(path, 1 << 20, cmdline, len, NULL))
-		return false;
-	if (!*len) {
-		free(*cmdline);
-		return false;
-	}
-	base = strrchr(*cmdline, '/');
-	base = base ? base + 1 : *cmdline;
-	if (!strncmp(base, "qemu", 4) || !strcmp(base, "kvm"))
-		return true;
-	free(*cmdline);
-	return false;
-}
+#define RUNNING_TTL_S 1.0 /* by-pid listing is re-scanned at most this often */
+#define LIVE_TTL_S    1.0 /* a running guest's LSTAR is re-read at most this often */
 
 static pid_t parent_of(pid_t pid)
 {
@@ -59,7 +26,8 @@ static pid_t parent_of(pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if (kp_read_file(path, 4096, &buf, &len, NULL))
 		return -1;
-	/* "pid (comm) state ppid ...": comm may hold anything, so look after the last ')'. */
+	/* "pid (comm) state ppid ...": comm may hold anything, so look after the last
+	 * ')'. */
 	p = strrchr(buf, ')');
 	if (p && sscanf(p + 1, " %*c %d", &ppid) != 1)
 		ppid = -1;
@@ -67,63 +35,48 @@ static pid_t parent_of(pid_t pid)
 	return ppid;
 }
 
-static int match_fds(pid_t pid, const struct gm_ident *guests, size_t n)
+/*
+ * Which of @guests QEMU process @pid runs, or -1. Our own libguestfs
+ * appliance is a child QEMU that holds the same disks open: never a guest.
+ */
+static int qemu_guest(pid_t pid, const struct guest_ident *guests, size_t n)
 {
-	char dir[64];
-	struct dirent *de;
-	unsigned seen = 0;
-	int found = -1;
-	DIR *d;
+	int g;
 
-	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
-	d = opendir(dir);
-	if (!d)
+	if (pid <= 0 || pid == getpid() || !guest_is_qemu(pid) ||
+	    parent_of(pid) == getpid())
 		return -1;
-	while (found < 0 && seen++ < MAX_FDS && (de = readdir(d))) {
-		char path[128];
-		struct stat st;
-
-		if (de->d_name[0] == '.')
-			continue;
-		if (gm_path(path, sizeof(path), "%s/%s", dir, de->d_name))
-			continue;
-		/* stat() follows the magic link to the open file itself. */
-		if (stat(path, &st) || (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)))
-			continue;
-		for (size_t g = 0; found < 0 && g < n; g++)
-			for (size_t i = 0; i < guests[g].nr; i++)
-				if (guests[g].dev[i] == st.st_dev && guests[g].ino[i] == st.st_ino)
-					found = (int)g;
-	}
-	closedir(d);
-	return found;
+	g = guest_match_pid(pid, guests, n);
+	return g >= 0 ? g : -1;
 }
 
-int gm_running_guest(pid_t pid, const struct gm_ident *guests, size_t n)
+/* A copy of every guest's disk identities, to match with the lock dropped. */
+static struct guest_ident *idents(const struct gm_store *store)
 {
-	char *cmdline, name[GUEST_NAME_MAX];
-	size_t len;
-	int found;
+	struct guest_ident *v = calloc(store->nr ? store->nr : 1, sizeof(*v));
 
-	if (pid <= 0 || pid == getpid() || !is_qemu(pid, &cmdline, &len))
-		return -1;
-	/* Our own libguestfs appliance holds the same disks open. */
-	if (parent_of(pid) == getpid()) {
-		free(cmdline);
-		return -1;
-	}
-	found = match_fds(pid, guests, n);
-	if (found < 0 && !guest_name_from_argv(cmdline, len, name, sizeof(name))) {
-		for (size_t g = 0; g < n; g++)
-			if (!strcmp(guests[g].name, name))
-				found = (int)g;
-	}
-	free(cmdline);
-	return found;
+	for (size_t i = 0; v && i < store->nr; i++)
+		v[i] = store->guests[i].ident;
+	return v;
 }
 
-size_t gm_running_scan(pid_t *pids, int *idx, size_t max, const struct gm_ident *guests,
-		       size_t n)
+struct gm_guest *gm_running_guest_of(struct gm_store *store, pid_t pid)
+{
+	struct guest_ident *v = idents(store);
+	int g;
+
+	if (!v)
+		return NULL;
+	pthread_mutex_unlock(&store->lock);
+	g = qemu_guest(pid, v, store->nr);
+	free(v);
+	pthread_mutex_lock(&store->lock);
+	return g >= 0 ? &store->guests[g] : NULL;
+}
+
+/* Every running guest's QEMU pid (at most @max), with the guest's index in @idx. */
+static size_t scan(pid_t *pids, int *idx, size_t max, const struct guest_ident *guests,
+		   size_t n)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
@@ -132,12 +85,9 @@ size_t gm_running_scan(pid_t *pids, int *idx, size_t max, const struct gm_ident 
 	if (!d)
 		return 0;
 	while (nr < max && (de = readdir(d))) {
-		pid_t pid = gm_parse_pid(de->d_name);
-		int g;
+		pid_t pid = guest_parse_pid(de->d_name);
+		int g = pid > 0 ? qemu_guest(pid, guests, n) : -1;
 
-		if (pid < 0)
-			continue;
-		g = gm_running_guest(pid, guests, n);
 		if (g >= 0) {
 			pids[nr] = pid;
 			idx[nr++] = g;
@@ -145,4 +95,74 @@ size_t gm_running_scan(pid_t *pids, int *idx, size_t max, const struct gm_ident 
 	}
 	closedir(d);
 	return nr;
+}
+
+void gm_running_scan(struct gm_store *store)
+{
+	pid_t pids[GM_MAX_RUNNING];
+	int idx[GM_MAX_RUNNING];
+	struct guest_ident *v;
+	size_t n;
+
+	if (gm_now() - store->run_at < RUNNING_TTL_S)
+		return;
+	v = idents(store);
+	if (!v)
+		return;
+	pthread_mutex_unlock(&store->lock);
+	n = scan(pids, idx, GM_MAX_RUNNING, v, store->nr);
+	pthread_mutex_lock(&store->lock);
+	memcpy(store->run_pids, pids, n * sizeof(*pids));
+	memcpy(store->run_idx, idx, n * sizeof(*idx));
+	store->run_nr = n;
+	store->run_at = gm_now();
+	free(v);
+}
+
+pid_t gm_running_pid(struct gm_guest *g)
+{
+	struct gm_store *store = g->store;
+
+	gm_running_scan(store);
+	for (size_t i = 0; i < store->run_nr; i++)
+		if (&store->guests[store->run_idx[i]] == g)
+			return store->run_pids[i];
+	return 0;
+}
+
+/* Re-read at most once a second: LSTAR changes only when the guest reboots. */
+const struct gm_live *gm_running_live(struct gm_guest *g, pid_t pid)
+{
+	const struct gm_kernel *def;
+	struct gm_live fresh;
+	char keydir[4096], err[256];
+	const char *why;
+	double now = gm_now();
+
+	if (!pid || g->state != GM_READY || !g->have_meta) {
+		gm_live_release(&g->live);
+		return NULL;
+	}
+	if (g->live.pid == pid && now - g->live_at < LIVE_TTL_S)
+		return &g->live;
+	def = gm_default_kernel(g->conf, &g->meta, &why, err, sizeof(err));
+	gm_live_probe(g->store->cfg->kvm_debugfs, pid, &g->meta,
+		      gm_cache_key_dir(g->store, keydir, sizeof(keydir), g->key) ? NULL
+										 : keydir,
+		      def, &g->live, &fresh);
+	gm_live_release(&g->live);
+	g->live = fresh;
+	g->live_at = now;
+	return &g->live;
+}
+
+struct gm_node *gm_running_view(struct gm_guest *g, pid_t pid)
+{
+	const struct gm_live *l = gm_running_live(g, pid);
+	const struct gm_tree *t = g->tree;
+
+	if (l && l->kernel >= 0 && (size_t)l->kernel < t->nr_pidviews &&
+	    t->pidviews[l->kernel])
+		return t->pidviews[l->kernel];
+	return t->pidview;
 }

@@ -1,743 +1,113 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "store.h"
+/*
+ * The store object and the lookups of mount paths that the FUSE layer
+ * makes: stat, list, open and read. Which QEMU process runs which guest is
+ * in running.c; the cache, publishing and the worker have files of their own.
+ */
+#include "store-priv.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
-#include <linux/fs.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "access.h"
 #include "artifacts.h"
-#include "disks.h"
-#include "base/base.h"
-#include "inspect.h"
-#include "live.h"
-#include "meta.h"
-#include "running.h"
-#include "tree.h"
 #include "util.h"
 
-#define CACHE_FORMAT   "gm1"
-#define WAIT_SECONDS   900  /* longest a reader waits for an inspection */
-#define RUNNING_TTL_MS 1000 /* by-pid listing is re-scanned at most this often */
-#define LIVE_TTL_S     1.0  /* a running guest's LSTAR is re-read at most this often */
-#define MAX_RUNNING    1024
-
-enum gm_state {
-	GM_PENDING,
-	GM_INSPECTING,
-	GM_READY,
-	GM_ERROR,
-};
-
-static const char *const state_names[] = {"pending", "inspecting", "ready", "error"};
-
-struct gm_guest {
-	const struct gm_guest_conf *conf;
-	enum gm_state state;
-	bool queued;  /* wants (re-)inspection */
-	bool refresh; /* ignore its cached inspection (--refresh), once */
-	char error[512];
-	char key[17];	       /* cache key of the last identification */
-	struct gm_ident ident; /* disks' device and inode, for by-pid */
-	uint64_t sizes[GM_MAX_DISKS];
-	uint64_t vsizes[GM_MAX_DISKS]; /* what the appliance must see */
-	const char
-		*looks_like[GM_MAX_DISKS]; /* image format a disk's content starts like */
-	struct gm_meta meta;
-	bool have_meta;
-	struct gm_tree *tree; /* never NULL after init */
-	struct gm_live live;  /* what its QEMU process runs, when running */
-	double live_at;
-};
-
-static struct {
-	const struct gm_config *cfg;
-	pthread_mutex_t lock;
-	pthread_cond_t changed; /* a guest's state changed */
-	pthread_cond_t work;	/* the worker has something to do */
-	struct gm_guest *guests;
-	size_t nr;
-	pthread_t worker;
-	bool started, stop, worker_done;
-	volatile sig_atomic_t recheck;
-	pthread_mutex_t make_lock; /* files made on first use */
-	time_t start_time;
-	struct gm_tree *graveyard;
-	/* by-pid scan, cached briefly */
-	pid_t run_pids[MAX_RUNNING];
-	int run_idx[MAX_RUNNING];
-	size_t run_nr;
-	double run_at;
-} S = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.changed = PTHREAD_COND_INITIALIZER,
-	.work = PTHREAD_COND_INITIALIZER,
-	.make_lock = PTHREAD_MUTEX_INITIALIZER,
-};
-
-const char *gm_store_label(enum gm_kind kind)
+const char *gm_store_label(const struct gm_store *store, enum gm_kind kind)
 {
-	return gm_config_label(S.cfg, kind);
+	return gm_config_label(store->cfg, kind);
 }
 
-/* --- disks and the cache key ----------------------------------------------------------
- */
-
-static void fnv(uint64_t *h, const void *p, size_t n)
+bool gm_guest_visible(const struct gm_guest *g)
 {
-	const unsigned char *c = p;
+	const struct gm_store_hooks *h = &g->store->hooks;
 
-	for (size_t i = 0; i < n; i++) {
-		*h ^= c[i];
-		*h *= 0x100000001b3ULL;
-	}
+	return !h->visible || h->visible(g->conf->name, h->ctx);
 }
 
-static void fnv_str(uint64_t *h, const char *s)
+static void store_init_locks(struct gm_store *store)
 {
-	fnv(h, s, strlen(s) + 1);
+	pthread_mutex_init(&store->lock, NULL);
+	pthread_mutex_init(&store->make_lock, NULL);
+	pthread_cond_init(&store->changed, NULL);
+	pthread_cond_init(&store->work, NULL);
 }
 
-static void make_key(const struct gm_guest_conf *gc, const struct gm_disk_info *ids,
-		     char key[17])
+int gm_store_new(const struct gm_config *cfg, const struct gm_store_hooks *hooks,
+		 bool refresh, struct gm_store **out, struct kp_err *err)
 {
-	const struct gm_config *cfg = S.cfg;
-	uint64_t h = 0xcbf29ce484222325ULL,
-		 v[4] = {cfg->max_file_size, cfg->max_total_size, cfg->max_files,
-			 cfg->max_kernels};
-
-	fnv_str(&h, CACHE_FORMAT);
-	fnv_str(&h, gc->name);
-	fnv(&h, v, sizeof(v));
-	for (size_t i = 0; i < gc->nr_disks; i++) {
-		uint64_t d[7] = {(uint64_t)ids[i].dev,
-				 (uint64_t)ids[i].ino,
-				 (uint64_t)ids[i].rdev,
-				 ids[i].size,
-				 (uint64_t)ids[i].mtime.tv_sec,
-				 (uint64_t)ids[i].mtime.tv_nsec,
-				 gc->disks[i].format};
-
-		fnv_str(&h, gc->disks[i].path);
-		fnv(&h, d, sizeof(d));
-	}
-	snprintf(key, 17, "%016" PRIx64, h);
-}
-
-/* Identify every disk of @g (lock held): fills ident, sizes and key, or an error. */
-static int identify(struct gm_guest *g, char *msg, size_t size)
-{
-	struct gm_disk_info ids[GM_MAX_DISKS];
-
-	for (size_t i = 0; i < g->conf->nr_disks; i++) {
-		if (gm_disk_identify(&g->conf->disks[i], S.cfg->libguestfs_overlay,
-				     &ids[i], msg, size))
-			return -1;
-	}
-	g->ident.nr = g->conf->nr_disks;
-	for (size_t i = 0; i < g->conf->nr_disks; i++) {
-		g->ident.dev[i] = ids[i].dev;
-		g->ident.ino[i] = ids[i].ino;
-		g->sizes[i] = ids[i].size;
-		g->vsizes[i] = ids[i].virtual_size;
-		g->looks_like[i] = ids[i].looks_like;
-	}
-	make_key(g->conf, ids, g->key);
-	return 0;
-}
-
-/* --- the cache folder ----------------------------------------------------------------
- */
-
-static int prepare_cache(const char *dir, struct kp_err *err)
-{
-	char parent[4096], *slash;
-	struct stat st;
-	DIR *d;
-	struct dirent *de;
+	struct gm_store *store = calloc(1, sizeof(*store));
 	int ret;
 
-	snprintf(parent, sizeof(parent), "%s", dir);
-	slash = strrchr(parent, '/');
-	if (slash && slash != parent) {
-		*slash = '\0';
-		ret = gm_mkdirs(parent, 0755);
-		if (ret)
-			return kp_errorf(err, -ret, "cache %s: %s", parent,
-					 strerror(-ret));
-	}
-	if (mkdir(dir, 0700) && errno != EEXIST)
-		return kp_errorf(err, errno, "cache %s: %s", dir, strerror(errno));
-	if (lstat(dir, &st))
-		return kp_errorf(err, errno, "cache %s: %s", dir, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		return kp_errorf(err, ENOTDIR, "cache %s: not a folder (a symlink?)",
-				 dir);
-	if (st.st_uid != geteuid())
-		return kp_errorf(err, EPERM, "cache %s: owned by uid %u, not by us", dir,
-				 (unsigned)st.st_uid);
-	if ((st.st_mode & 07777) != 0700 && chmod(dir, 0700))
-		return kp_errorf(err, errno, "cache %s: chmod 0700: %s", dir,
-				 strerror(errno));
-	/* Leftovers of inspections that were interrupted. */
-	d = opendir(dir);
-	while (d && (de = readdir(d))) {
-		char path[4096];
-
-		if (!strncmp(de->d_name, ".tmp-", 5) &&
-		    !gm_path(path, sizeof(path), "%s/%s", dir, de->d_name))
-			gm_rm_rf(path);
-	}
-	if (d)
-		closedir(d);
-	return 0;
-}
-
-static int key_dir(char *buf, size_t size, const char *key)
-{
-	return gm_path(buf, size, "%s/%s", S.cfg->cache_dir, key);
-}
-
-/* The key a guest's cache folder had before, to remove it when it is replaced. */
-static void remember_key(const struct gm_guest *g, const char *key)
-{
-	char path[4096], old[64] = "", *buf;
-	size_t len;
-
-	if (gm_path(path, sizeof(path), "%s/by-name", S.cfg->cache_dir) ||
-	    gm_mkdirs(path, 0700) ||
-	    gm_path(path, sizeof(path), "%s/by-name/%s", S.cfg->cache_dir, g->conf->name))
-		return;
-	if (!kp_read_file(path, 64, &buf, &len, NULL)) {
-		snprintf(old, sizeof(old), "%.*s", (int)strcspn(buf, "\n"), buf);
-		free(buf);
-	}
-	if (old[0] && strcmp(old, key) && strspn(old, "0123456789abcdef") == 16 &&
-	    !old[16]) {
-		char dir[4096];
-
-		if (!key_dir(dir, sizeof(dir), old))
-			gm_rm_rf(dir);
-	}
-	gm_write_file(path, key, strlen(key));
-}
-
-/* --- publishing a guest's state --------------------------------------------------------
- */
-
-static const struct gm_kernel *default_kernel(const struct gm_guest_conf *gc,
-					      const struct gm_meta *m, const char **why,
-					      char *err, size_t err_size)
-{
-	const struct gm_kernel *k;
-
-	*why = NULL;
-	if (!m->nr_kernels)
-		return NULL;
-	if (gc->kernel) {
-		struct gm_buf b = {0};
-
-		k = gm_meta_kernel(m, gc->kernel);
-		if (k) {
-			*why = "configured";
-			return k;
-		}
-		for (size_t i = 0; i < m->nr_kernels; i++)
-			gm_buf_printf(&b, "%s%s", i ? ", " : "", m->kernels[i].ver);
-		snprintf(err, err_size,
-			 "configured kernel %s is not installed (installed: %s)",
-			 gc->kernel, b.data ? b.data : "");
-		gm_buf_release(&b);
-		return NULL;
-	}
-	k = m->boot_default[0] ? gm_meta_kernel(m, m->boot_default) : NULL;
-	if (k) {
-		*why = "bootloader default";
-		return k;
-	}
-	*why = "newest";
-	return &m->kernels[0];
-}
-
-/*
- * Build and install @g's tree for @state (lock NOT held; @g's conf and the
- * arguments are stable). @meta may be NULL. @keydir is the cache folder.
- */
-static void publish(struct gm_guest *g, enum gm_state state, const char *error,
-		    struct gm_meta *meta, const char *keydir)
-{
-	struct gm_info_ctx c = {.conf = g->conf};
-	struct gm_buf info = {0}, json = {0};
-	char kerr[512] = "", fullerr[1024];
-	const struct gm_kernel *def = NULL;
-	struct gm_tree *t;
-
-	if (meta && state == GM_READY) {
-		def = default_kernel(g->conf, meta, &c.def_why, kerr, sizeof(kerr));
-		if (!def && !kerr[0])
-			snprintf(kerr, sizeof(kerr), "no kernel");
-		else if (def && def->symsrc == GM_SYMS_NONE)
-			snprintf(kerr, sizeof(kerr), "kernel %s: no symbols: %s",
-				 def->ver, def->error[0] ? def->error : "unknown reason");
-		if (kerr[0]) {
-			state = GM_ERROR;
-			error = kerr;
-		}
-	}
-	if (error && state == GM_ERROR) {
-		const char *like = NULL;
-
-		for (size_t i = 0; i < g->conf->nr_disks; i++)
-			like = like ? like : g->looks_like[i];
-		snprintf(fullerr, sizeof(fullerr), "%s%s%s%s", error,
-			 like && strstr(error, "no operating system")
-				 ? " (a disk configured as raw starts like a "
-				 : "",
-			 like && strstr(error, "no operating system") ? like : "",
-			 like && strstr(error, "no operating system")
-				 ? " image: is that its format?)"
-				 : "");
-		error = fullerr;
-		gm_log("%s: error: %s", g->conf->name, error);
-	}
-	c.state = state_names[state];
-	c.error = state == GM_ERROR ? error : NULL;
-	c.meta = meta;
-	c.def = def;
-	c.key = keydir ? g->key : NULL;
-	c.disk_sizes = g->sizes[0] ? g->sizes : NULL;
-	gm_info_text(&info, &c);
-	gm_info_json(&json, &c);
-	t = gm_tree_build(g->conf->name, keydir, meta, def,
-			  meta && meta->inspected_at ? meta->inspected_at : S.start_time,
-			  info.data ? info.data : "", info.len,
-			  json.data ? json.data : "", json.len);
-	gm_buf_release(&info);
-	gm_buf_release(&json);
-	if (!t)
-		gm_log("%s: out of memory building its tree", g->conf->name);
-
-	pthread_mutex_lock(&S.lock);
-	if (t) {
-		if (g->tree) {
-			g->tree->older = S.graveyard;
-			S.graveyard = g->tree;
-		}
-		g->tree = t;
-	}
-	g->state = state;
-	gm_sanitize(g->error, sizeof(g->error), state == GM_ERROR && error ? error : "");
-	if (meta && meta != &g->meta) {
-		gm_meta_release(&g->meta);
-		g->meta = *meta;
-		memset(meta, 0, sizeof(*meta));
-		g->have_meta = true;
-	}
-	pthread_cond_broadcast(&S.changed);
-	pthread_mutex_unlock(&S.lock);
-}
-
-/* --- the worker
- * --------------------------------------------------------------------------- */
-
-struct work {
-	struct gm_guest *g;
-	struct gm_job job;
-	char key[17];
-	bool inspect;
-};
-
-/* Serve a guest from its cache folder if a complete inspection is there. */
-static bool from_cache(struct work *w)
-{
-	struct gm_meta m;
-	char dir[4096], path[4096];
-	bool skip = w->g->refresh;
-
-	w->g->refresh = false; /* only the worker uses it */
-	if (skip || key_dir(dir, sizeof(dir), w->key) ||
-	    gm_path(path, sizeof(path), "%s/meta", dir) || gm_meta_load(&m, path))
-		return false;
-	gm_log("%s: serving the inspection cached in %s", w->g->conf->name, dir);
-	publish(w->g, m.error[0] ? GM_ERROR : GM_READY, m.error[0] ? m.error : NULL, &m,
-		dir);
-	gm_meta_release(&m);
-	return true;
-}
-
-static void finish(struct work *w)
-{
-	struct gm_job *job = &w->job;
-	struct gm_meta *m = &job->meta;
-	char dir[4096], path[4096];
-	double t0 = gm_now();
-	int ret;
-
-	if (job->ret && !m->error[0]) {
-		/* Not a conclusion about the disk's content: not cached, tried again next
-		 * time. */
-		gm_rm_rf(job->dir);
-		publish(w->g, GM_ERROR, job->error, NULL, NULL);
-		return;
-	}
-	if (job->ret)
-		snprintf(m->error, sizeof(m->error), "%s", job->error);
-	for (size_t i = 0; !job->ret && i < m->nr_kernels; i++) {
-		char kdir[4096];
-
-		if (!gm_path(kdir, sizeof(kdir), "%s/" GM_K_DIR "/%s", job->dir,
-			     m->kernels[i].ver))
-			gm_derive_kernel(kdir, S.cfg, m, &m->kernels[i]);
-	}
-	m->derive_s = gm_now() - t0;
-	m->inspected_at = time(NULL);
-	ret = key_dir(dir, sizeof(dir), w->key);
-	if (!ret)
-		ret = gm_path(path, sizeof(path), "%s/meta", job->dir);
-	if (!ret)
-		ret = gm_meta_save(m, path);
-	if (!ret) {
-		gm_rm_rf(dir);
-		ret = rename(job->dir, dir) ? -errno : 0;
-	}
-	if (ret) {
-		gm_log("%s: cannot store the inspection in %s: %s", w->g->conf->name, dir,
-		       strerror(-ret));
-		gm_rm_rf(job->dir);
-		publish(w->g, GM_ERROR, "cannot write the cache", NULL, NULL);
-		return;
-	}
-	remember_key(w->g, w->key);
-	if (!job->ret)
-		gm_log("%s: ready: %zu kernel%s, %" PRIu64
-		       " files copied (%.1f MB) in %.1f s, "
-		       "symbols in %.1f s",
-		       w->g->conf->name, m->nr_kernels, m->nr_kernels == 1 ? "" : "s",
-		       m->files, (double)m->bytes / 1e6, m->extract_s, m->derive_s);
-	publish(w->g, job->ret ? GM_ERROR : GM_READY, job->ret ? m->error : NULL, m, dir);
-}
-
-static int start_job(struct work *w)
-{
-	char tmpl[4096];
-
-	memset(&w->job, 0, sizeof(w->job));
-	w->job.conf = w->g->conf;
-	w->job.cfg = S.cfg;
-	memcpy(w->job.vsizes, w->g->vsizes, sizeof(w->job.vsizes));
-	if (gm_path(tmpl, sizeof(tmpl), "%s/.tmp-%s-XXXXXX", S.cfg->cache_dir, w->key) ||
-	    !mkdtemp(tmpl))
-		return -errno;
-	snprintf(w->job.dir, sizeof(w->job.dir), "%s", tmpl);
-	return 0;
-}
-
-static void run(struct work *ws, size_t n)
-{
-	struct gm_job **jobs = calloc(n ? n : 1, sizeof(*jobs));
-	size_t nj = 0;
-
-	if (!jobs)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		struct work *w = &ws[i];
-		char msg[512];
-
-		pthread_mutex_lock(&S.lock);
-		w->g->queued = false;
-		if (identify(w->g, msg, sizeof(msg))) {
-			pthread_mutex_unlock(&S.lock);
-			publish(w->g, GM_ERROR, msg, NULL, NULL);
-			continue;
-		}
-		memcpy(w->key, w->g->key, sizeof(w->key));
-		pthread_mutex_unlock(&S.lock);
-		if (from_cache(w))
-			continue;
-		if (start_job(w)) {
-			publish(w->g, GM_ERROR, "cannot create a folder in the cache",
-				NULL, NULL);
-			continue;
-		}
-		pthread_mutex_lock(&S.lock);
-		if (w->g->state != GM_READY)
-			w->g->state = GM_INSPECTING;
-		pthread_mutex_unlock(&S.lock);
-		w->inspect = true;
-		jobs[nj++] = &w->job;
-	}
-	if (S.cfg->shared_appliance && nj > 1) {
-		gm_inspect(jobs, nj);
-		for (size_t i = 0; i < n; i++)
-			if (ws[i].inspect && !ws[i].job.retry_alone)
-				finish(&ws[i]);
-	}
-	for (size_t i = 0; i < n && !S.stop; i++) {
-		struct work *w = &ws[i];
-
-		if (!w->inspect ||
-		    (S.cfg->shared_appliance && nj > 1 && !w->job.retry_alone))
-			continue;
-		if (w->job.retry_alone)
-			gm_log("%s: inspecting it alone (%s)", w->g->conf->name,
-			       w->job.error);
-		gm_meta_release(&w->job.meta);
-		gm_rm_rf(w->job.dir);
-		mkdir(w->job.dir, 0700);
-		{
-			struct gm_job *one = &w->job;
-
-			gm_inspect(&one, 1);
-		}
-		finish(w);
-	}
-	for (size_t i = 0; i < n; i++)
-		gm_meta_release(&ws[i].job.meta);
-	free(jobs);
-}
-
-/* A guest the access policy hides does not exist, for anyone. */
-static bool visible(const struct gm_guest *g)
-{
-	return gm_access_exposes(g->conf->name);
-}
-
-static void recheck_disks(void)
-{
-	for (size_t i = 0; i < S.nr; i++) {
-		struct gm_guest *g = &S.guests[i];
-		char old[17], msg[512];
-
-		if (g->state == GM_PENDING || !visible(g))
-			continue;
-		memcpy(old, g->key, sizeof(old));
-		if (identify(g, msg, sizeof(msg))) {
-			/* Still the same problem: nothing new to say. */
-			if (g->state != GM_ERROR || strcmp(g->error, msg))
-				g->queued = true;
-		} else if (strcmp(old, g->key) ||
-			   (g->state == GM_ERROR && !g->have_meta)) {
-			gm_log("%s: disk changed: inspecting it again", g->conf->name);
-			g->queued = true;
-		}
-	}
-}
-
-static void *worker_main(void *arg)
-{
-	(void)arg;
-	pthread_mutex_lock(&S.lock);
-	while (!S.stop) {
-		struct work *ws;
-		size_t n = 0;
-
-		if (S.recheck) {
-			S.recheck = 0;
-			recheck_disks();
-		}
-		for (size_t i = 0; i < S.nr; i++)
-			n += S.guests[i].queued;
-		if (!n) {
-			struct timespec ts;
-
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_sec += 1;
-			pthread_cond_timedwait(&S.work, &S.lock, &ts);
-			continue;
-		}
-		ws = calloc(n, sizeof(*ws));
-		n = 0;
-		for (size_t i = 0; ws && i < S.nr; i++)
-			if (S.guests[i].queued)
-				ws[n++].g = &S.guests[i];
-		pthread_mutex_unlock(&S.lock);
-		if (ws)
-			run(ws, n);
-		free(ws);
-		pthread_mutex_lock(&S.lock);
-	}
-	S.worker_done = true;
-	pthread_cond_broadcast(&S.changed);
-	pthread_mutex_unlock(&S.lock);
-	return NULL;
-}
-
-/* --- set-up
- * ----------------------------------------------------------------------------- */
-
-int gm_store_init(const struct gm_config *cfg, bool refresh, struct kp_err *err)
-{
-	int ret;
-
-	S.cfg = cfg;
-	S.start_time = time(NULL);
-	ret = prepare_cache(cfg->cache_dir, err);
+	*out = store;
+	if (!store)
+		return kp_errorf(err, ENOMEM, "out of memory");
+	store_init_locks(store);
+	if (hooks)
+		store->hooks = *hooks;
+	store->cfg = cfg;
+	store->start_time = time(NULL);
+	ret = gm_cache_prepare(cfg->cache_dir, err);
 	if (ret)
 		return ret;
-	S.guests = calloc(cfg->nr_guests ? cfg->nr_guests : 1, sizeof(*S.guests));
-	if (!S.guests)
+	store->guests =
+		calloc(cfg->nr_guests ? cfg->nr_guests : 1, sizeof(*store->guests));
+	if (!store->guests)
 		return kp_errorf(err, ENOMEM, "out of memory");
-	S.nr = cfg->nr_guests;
-	for (size_t i = 0; i < S.nr; i++) {
-		struct gm_guest *g = &S.guests[i];
+	store->nr = cfg->nr_guests;
+	for (size_t i = 0; i < store->nr; i++) {
+		struct gm_guest *g = &store->guests[i];
 
+		g->store = store;
 		g->conf = &cfg->guests[i];
 		g->ident.name = g->conf->name;
 		g->state = GM_PENDING;
 		/* A guest the policy hides is inspected when it is exposed and read. */
-		g->queued = !cfg->lazy && gm_access_exposes(g->conf->name);
+		g->queued = !cfg->lazy && gm_guest_visible(g);
 		g->refresh = refresh;
-		publish(g, GM_PENDING, NULL, NULL, NULL);
+		gm_publish(g, GM_PENDING, NULL, NULL, NULL);
 		if (!g->tree)
 			return kp_errorf(err, ENOMEM, "out of memory");
 	}
 	return 0;
 }
 
-int gm_store_start(void)
+void gm_store_free(struct gm_store *store)
 {
-	int ret = pthread_create(&S.worker, NULL, worker_main, NULL);
-
-	S.started = !ret;
-	return -ret;
-}
-
-void gm_store_recheck(void)
-{
-	S.recheck = 1;
-}
-
-bool gm_store_stop(double timeout_s)
-{
-	struct timespec ts;
-	bool done;
-
-	if (!S.started)
-		return true;
-	pthread_mutex_lock(&S.lock);
-	S.stop = true;
-	pthread_cond_broadcast(&S.work);
-	pthread_cond_broadcast(&S.changed);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += (time_t)timeout_s;
-	while (!S.worker_done)
-		if (pthread_cond_timedwait(&S.changed, &S.lock, &ts))
-			break;
-	done = S.worker_done;
-	pthread_mutex_unlock(&S.lock);
-	if (done) {
-		pthread_join(S.worker, NULL);
-		S.started = false;
+	if (!store)
+		return;
+	for (size_t i = 0; i < store->nr; i++) {
+		gm_tree_free(store->guests[i].tree);
+		gm_live_release(&store->guests[i].live);
+		gm_meta_release(&store->guests[i].meta);
 	}
-	return done;
-}
+	while (store->graveyard) {
+		struct gm_tree *t = store->graveyard;
 
-void gm_store_release(void)
-{
-	for (size_t i = 0; i < S.nr; i++) {
-		gm_tree_free(S.guests[i].tree);
-		gm_live_release(&S.guests[i].live);
-		gm_meta_release(&S.guests[i].meta);
-	}
-	while (S.graveyard) {
-		struct gm_tree *t = S.graveyard;
-
-		S.graveyard = t->older;
+		store->graveyard = t->older;
 		gm_tree_free(t);
 	}
-	free(S.guests);
-	S.guests = NULL;
-	S.nr = 0;
+	free(store->guests);
+	pthread_mutex_destroy(&store->lock);
+	pthread_mutex_destroy(&store->make_lock);
+	pthread_cond_destroy(&store->changed);
+	pthread_cond_destroy(&store->work);
+	free(store);
 }
 
-/* --- lookups (for fs.c)
- * ------------------------------------------------------------------ */
-
-static struct gm_guest *guest_by_name(const char *name, size_t len)
+static struct gm_guest *guest_by_name(struct gm_store *store, const char *name,
+				      size_t len)
 {
-	for (size_t i = 0; i < S.nr; i++)
-		if (strlen(S.guests[i].conf->name) == len &&
-		    !memcmp(S.guests[i].conf->name, name, len))
-			return visible(&S.guests[i]) ? &S.guests[i] : NULL;
+	for (size_t i = 0; i < store->nr; i++)
+		if (strlen(store->guests[i].conf->name) == len &&
+		    !memcmp(store->guests[i].conf->name, name, len))
+			return gm_guest_visible(&store->guests[i]) ? &store->guests[i]
+								   : NULL;
 	return NULL;
-}
-
-/* Wait (lock held) until @g's first inspection is over. */
-static int wait_ready(struct gm_guest *g)
-{
-	struct timespec ts;
-
-	if (g->state == GM_PENDING && !g->queued) {
-		g->queued = true; /* "inspect on-access" */
-		pthread_cond_broadcast(&S.work);
-	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += WAIT_SECONDS;
-	while ((g->state == GM_PENDING || g->state == GM_INSPECTING) && !S.stop) {
-		if (pthread_cond_timedwait(&S.changed, &S.lock, &ts) == ETIMEDOUT)
-			return -EAGAIN;
-	}
-	return S.stop ? -ESHUTDOWN : 0;
-}
-
-/* The identities of every guest's disks, for matching QEMU processes (lock held). */
-static struct gm_ident *idents(void)
-{
-	struct gm_ident *v = calloc(S.nr ? S.nr : 1, sizeof(*v));
-
-	for (size_t i = 0; v && i < S.nr; i++)
-		v[i] = S.guests[i].ident;
-	return v;
-}
-
-/* Which guest runs in QEMU process @pid; -1 if none. Drops and retakes the lock. */
-static int pid_guest(pid_t pid)
-{
-	struct gm_ident *v = idents();
-	int g;
-
-	if (!v)
-		return -1;
-	pthread_mutex_unlock(&S.lock);
-	g = gm_running_guest(pid, v, S.nr);
-	free(v);
-	pthread_mutex_lock(&S.lock);
-	return g;
-}
-
-static void scan_running(void)
-{
-	struct gm_ident *v;
-	double now = gm_now();
-
-	if (now - S.run_at < RUNNING_TTL_MS / 1000.0)
-		return;
-	v = idents();
-	if (!v)
-		return;
-	pthread_mutex_unlock(&S.lock);
-	{
-		pid_t pids[MAX_RUNNING];
-		int idx[MAX_RUNNING];
-		size_t n = gm_running_scan(pids, idx, MAX_RUNNING, v, S.nr);
-
-		pthread_mutex_lock(&S.lock);
-		memcpy(S.run_pids, pids, n * sizeof(*pids));
-		memcpy(S.run_idx, idx, n * sizeof(*idx));
-		S.run_nr = n;
-		S.run_at = gm_now();
-	}
-	free(v);
 }
 
 enum where { AT_ROOT, AT_BYPID, AT_NODE };
@@ -758,41 +128,6 @@ struct spot {
 	char *owned; /* data, when it was made for this lookup */
 };
 
-/* The QEMU pid running @g, or 0 (lock held; dropped while scanning). */
-static pid_t running_pid(struct gm_guest *g)
-{
-	scan_running();
-	for (size_t i = 0; i < S.run_nr; i++)
-		if (&S.guests[S.run_idx[i]] == g)
-			return S.run_pids[i];
-	return 0;
-}
-
-/* What @g's QEMU process @pid runs (lock held), re-read at most once a second. */
-static const struct gm_live *live_of(struct gm_guest *g, pid_t pid)
-{
-	const struct gm_kernel *def;
-	struct gm_live fresh;
-	char keydir[4096], err[256];
-	const char *why;
-	double now = gm_now();
-
-	if (!pid || g->state != GM_READY || !g->have_meta) {
-		gm_live_release(&g->live);
-		return NULL;
-	}
-	if (g->live.pid == pid && now - g->live_at < LIVE_TTL_S)
-		return &g->live;
-	def = default_kernel(g->conf, &g->meta, &why, err, sizeof(err));
-	gm_live_probe(S.cfg->kvm_debugfs, pid, &g->meta,
-		      key_dir(keydir, sizeof(keydir), g->key) ? NULL : keydir, def,
-		      &g->live, &fresh);
-	gm_live_release(&g->live);
-	g->live = fresh;
-	g->live_at = now;
-	return &g->live;
-}
-
 /* Relocated kallsyms and info with the running guest's pid and slide (lock held). */
 static void apply_live(struct spot *s, struct gm_guest *g)
 {
@@ -805,8 +140,8 @@ static void apply_live(struct spot *s, struct gm_guest *g)
 	if (s->where != AT_NODE || n->dir ||
 	    (n->kind != GM_KIND_KALLSYMS && n->kind != GM_KIND_INFO))
 		return;
-	pid = s->pid ? s->pid : running_pid(g);
-	l = live_of(g, pid);
+	pid = s->pid ? s->pid : gm_running_pid(g);
+	l = gm_running_live(g, pid);
 	if (!l)
 		return;
 	if (n->kind == GM_KIND_KALLSYMS) {
@@ -825,7 +160,8 @@ static void apply_live(struct spot *s, struct gm_guest *g)
 		.why = l->why,
 		.also = l->also,
 	};
-	gm_info_add_running(&b, n->data, n->size, !strcmp(n->name, GUEST_F_INFO_JSON), &r);
+	gm_info_add_running(&b, n->data, n->size, !strcmp(n->name, GUEST_F_INFO_JSON),
+			    &r);
 	if (!b.data)
 		return;
 	s->live = true;
@@ -850,20 +186,9 @@ static int next_comp(const char **p, char *comp, size_t size)
 	return 1;
 }
 
-/* by-pid/<pid>/ of @g: the view of the kernel that @pid runs, else of the default one. */
-static struct gm_node *pid_view(struct gm_guest *g, pid_t pid)
-{
-	const struct gm_live *l = live_of(g, pid);
-	const struct gm_tree *t = g->tree;
-
-	if (l && l->kernel >= 0 && (size_t)l->kernel < t->nr_pidviews &&
-	    t->pidviews[l->kernel])
-		return t->pidviews[l->kernel];
-	return t->pidview;
-}
-
 /* Resolve a mount path (lock held); release with spot_done(). */
-static int resolve(const char *path, struct spot *s, bool wait_guest_dir)
+static int resolve(struct gm_store *store, const char *path, struct spot *s,
+		   bool wait_guest_dir)
 {
 	char comp[256];
 	const char *p = path;
@@ -872,7 +197,7 @@ static int resolve(const char *path, struct spot *s, bool wait_guest_dir)
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	s->mtime = S.start_time;
+	s->mtime = store->start_time;
 	ret = next_comp(&p, comp, sizeof(comp));
 	if (ret <= 0) {
 		s->where = AT_ROOT;
@@ -880,7 +205,6 @@ static int resolve(const char *path, struct spot *s, bool wait_guest_dir)
 	}
 	if (!strcmp(comp, GUEST_TREE_BY_PID)) {
 		pid_t pid;
-		int gi;
 
 		ret = next_comp(&p, comp, sizeof(comp));
 		s->by_pid = true;
@@ -888,20 +212,20 @@ static int resolve(const char *path, struct spot *s, bool wait_guest_dir)
 			s->where = AT_BYPID;
 			return ret;
 		}
-		pid = gm_parse_pid(comp);
-		if (pid < 0 || (gi = pid_guest(pid)) < 0 || !visible(&S.guests[gi]))
+		pid = guest_parse_pid(comp);
+		g = pid > 0 ? gm_running_guest_of(store, pid) : NULL;
+		if (!g || !gm_guest_visible(g))
 			return -ENOENT;
-		g = &S.guests[gi];
 		s->owner = g;
 		s->pid = pid;
-		ret = wait_ready(g);
+		ret = gm_wait_ready(g);
 		if (ret)
 			return ret;
-		n = pid_view(g, pid);
+		n = gm_running_view(g, pid);
 		if (!n)
 			return -ENOENT;
 	} else {
-		g = guest_by_name(comp, strlen(comp));
+		g = guest_by_name(store, comp, strlen(comp));
 		if (!g)
 			return -ENOENT;
 		s->owner = g;
@@ -910,7 +234,7 @@ static int resolve(const char *path, struct spot *s, bool wait_guest_dir)
 		if (ret < 0)
 			return ret;
 		if (!ret) {
-			if (wait_guest_dir && (ret = wait_ready(g)))
+			if (wait_guest_dir && (ret = gm_wait_ready(g)))
 				return ret;
 			s->where = AT_NODE;
 			s->node = g->tree->root;
@@ -920,7 +244,7 @@ static int resolve(const char *path, struct spot *s, bool wait_guest_dir)
 		}
 		/* info and info.json answer at once, even during an inspection. */
 		if (strcmp(comp, GUEST_F_INFO) && strcmp(comp, GUEST_F_INFO_JSON) &&
-		    (ret = wait_ready(g)))
+		    (ret = gm_wait_ready(g)))
 			return ret;
 		n = gm_node_child(g->tree->root, comp);
 		if (!n)
@@ -943,7 +267,7 @@ static int resolve(const char *path, struct spot *s, bool wait_guest_dir)
 }
 
 /* Make a file on first use (lock held; dropped while working). */
-static int make(struct gm_node *n)
+static int make(struct gm_store *store, struct gm_node *n)
 {
 	struct kp_err err = {0};
 	uint64_t size;
@@ -953,8 +277,8 @@ static int make(struct gm_node *n)
 		return 0;
 	if (n->made_err)
 		return -n->made_err;
-	pthread_mutex_unlock(&S.lock);
-	pthread_mutex_lock(&S.make_lock);
+	pthread_mutex_unlock(&store->lock);
+	pthread_mutex_lock(&store->make_lock);
 	if (gm_is_file(n->path, &size)) {
 		ret = 0;
 	} else {
@@ -968,17 +292,17 @@ static int make(struct gm_node *n)
 		if (!ret)
 			ret = n->lazy == GM_LAZY_VMLINUX
 				      ? gm_derive_vmlinux(n->src, n->path,
-							  S.cfg->max_file_size, &err)
+							  store->cfg->max_file_size, &err)
 				      : gm_derive_module(n->src, n->path,
-							 S.cfg->max_file_size, &err);
+							 store->cfg->max_file_size, &err);
 		if (ret)
 			gm_log("cannot make %s: %s", n->path,
 			       err.msg[0] ? err.msg : strerror(-ret));
 		if (!ret && !gm_is_file(n->path, &size))
 			ret = -EIO;
 	}
-	pthread_mutex_unlock(&S.make_lock);
-	pthread_mutex_lock(&S.lock);
+	pthread_mutex_unlock(&store->make_lock);
+	pthread_mutex_lock(&store->lock);
 	if (ret) {
 		n->made_err = ret == -EFBIG ? EFBIG : EIO;
 		return -n->made_err;
@@ -1010,40 +334,40 @@ static void entry_of(const struct spot *s, struct gm_entry *e)
 	e->kind = s->node->kind;
 }
 
-int gm_store_stat(const char *path, struct gm_entry *e)
+int gm_store_stat(struct gm_store *store, const char *path, struct gm_entry *e)
 {
 	struct spot s;
 	int ret;
 
-	pthread_mutex_lock(&S.lock);
-	ret = resolve(path, &s, false);
+	pthread_mutex_lock(&store->lock);
+	ret = resolve(store, path, &s, false);
 	if (!ret && s.where == AT_NODE && !s.node->dir)
-		ret = make(s.node);
+		ret = make(store, s.node);
 	if (!ret)
 		entry_of(&s, e);
 	spot_done(&s);
-	pthread_mutex_unlock(&S.lock);
+	pthread_mutex_unlock(&store->lock);
 	return ret;
 }
 
-int gm_store_list(const char *path, gm_fill_fn fill, void *ctx)
+int gm_store_list(struct gm_store *store, const char *path, gm_fill_fn fill, void *ctx)
 {
 	struct gm_entry dir = {.dir = true, .kind = GM_KIND_DIR};
 	struct gm_entry e;
 	struct spot s;
 	int ret;
 
-	pthread_mutex_lock(&S.lock);
-	ret = resolve(path, &s, true);
+	pthread_mutex_lock(&store->lock);
+	ret = resolve(store, path, &s, true);
 	if (ret)
 		goto out;
 	dir.mtime = s.mtime;
 	if (s.where == AT_ROOT) {
-		for (size_t i = 0; i < S.nr && !ret; i++) {
-			if (!visible(&S.guests[i]))
+		for (size_t i = 0; i < store->nr && !ret; i++) {
+			if (!gm_guest_visible(&store->guests[i]))
 				continue;
 			e = dir;
-			e.guest = S.guests[i].conf->name;
+			e.guest = store->guests[i].conf->name;
 			ret = fill(ctx, e.guest, &e);
 		}
 		if (!ret) {
@@ -1054,13 +378,13 @@ int gm_store_list(const char *path, gm_fill_fn fill, void *ctx)
 	} else if (s.where == AT_BYPID) {
 		char name[16];
 
-		scan_running();
-		for (size_t i = 0; i < S.run_nr && !ret; i++) {
-			if (!visible(&S.guests[S.run_idx[i]]))
+		gm_running_scan(store);
+		for (size_t i = 0; i < store->run_nr && !ret; i++) {
+			if (!gm_guest_visible(&store->guests[store->run_idx[i]]))
 				continue;
-			snprintf(name, sizeof(name), "%d", (int)S.run_pids[i]);
+			snprintf(name, sizeof(name), "%d", (int)store->run_pids[i]);
 			e = dir;
-			e.guest = S.guests[S.run_idx[i]].conf->name;
+			e.guest = store->guests[store->run_idx[i]].conf->name;
 			e.by_pid = true;
 			ret = fill(ctx, name, &e);
 		}
@@ -1078,7 +402,7 @@ int gm_store_list(const char *path, gm_fill_fn fill, void *ctx)
 	}
 out:
 	spot_done(&s);
-	pthread_mutex_unlock(&S.lock);
+	pthread_mutex_unlock(&store->lock);
 	return ret;
 }
 
@@ -1100,7 +424,8 @@ static int copy_out(struct gm_open *h, const char *data, size_t len)
 	return 0;
 }
 
-int gm_store_open(const char *path, gm_may_open_fn may_open, struct gm_open **out)
+int gm_store_open(struct gm_store *store, const char *path, gm_may_open_fn may_open,
+		  struct gm_open **out)
 {
 	struct gm_open *h;
 	struct gm_entry e;
@@ -1113,8 +438,8 @@ int gm_store_open(const char *path, gm_may_open_fn may_open, struct gm_open **ou
 	if (!h)
 		return -ENOMEM;
 	h->fd = -1;
-	pthread_mutex_lock(&S.lock);
-	ret = resolve(path, &s, false);
+	pthread_mutex_lock(&store->lock);
+	ret = resolve(store, path, &s, false);
 	if (!ret && (s.where != AT_NODE || s.node->dir))
 		ret = -EISDIR;
 	if (!ret) {
@@ -1123,7 +448,7 @@ int gm_store_open(const char *path, gm_may_open_fn may_open, struct gm_open **ou
 		ret = may_open(&e);
 	}
 	if (!ret)
-		ret = make(s.node);
+		ret = make(store, s.node);
 	if (!ret && s.live) {
 		ret = copy_out(h, s.data, s.len);
 	} else if (!ret && s.node->path) {
@@ -1133,7 +458,7 @@ int gm_store_open(const char *path, gm_may_open_fn may_open, struct gm_open **ou
 		ret = copy_out(h, s.node->data, s.node->size);
 	}
 	spot_done(&s);
-	pthread_mutex_unlock(&S.lock);
+	pthread_mutex_unlock(&store->lock);
 	if (!ret && file) {
 		h->fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (h->fd < 0)

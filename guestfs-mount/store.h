@@ -2,7 +2,9 @@
 /*
  * The store behind the mount: every configured guest's state and served
  * tree, the cache folder keyed by disk identity, and the worker thread that
- * inspects guests. The FUSE layer (fs.c) only calls the functions below.
+ * inspects guests. The FUSE layer (fs.c) only calls the functions below,
+ * with the store it was given as private data; the store knows nothing of
+ * FUSE, so it is tested without a mount (tests/unit/test_gm_store.c).
  *
  * Paths are those of the mount: "/", "/<guest>/...", "/by-pid/<pid>/...".
  */
@@ -15,18 +17,31 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "config.h"
+#include "guest/guest.h"
 #include "base/base.h"
 
+struct gm_store;
+struct gm_job;
+
+/* What the store asks of the rest of the daemon. NULL members take the defaults. */
+struct gm_store_hooks {
+	/* Is @guest exposed? A hidden guest does not exist for anyone. Default: yes. */
+	bool (*visible)(const char *guest, void *ctx);
+	/* Inspect @n guests in one appliance launch. Default: gm_inspect(). */
+	void (*inspect)(struct gm_job **jobs, size_t n, void *ctx);
+	void *ctx;
+};
+
 /* Prepare the cache folder and every guest's initial state. */
-int gm_store_init(const struct gm_config *cfg, bool refresh, struct kp_err *err);
+int gm_store_new(const struct gm_config *cfg, const struct gm_store_hooks *hooks,
+		 bool refresh, struct gm_store **out, struct kp_err *err);
 /* Start the worker (after daemonizing: threads do not survive fork). */
-int gm_store_start(void);
+int gm_store_start(struct gm_store *store);
 /* Ask the worker to re-check every disk's identity (SIGHUP); async-signal-safe. */
-void gm_store_recheck(void);
+void gm_store_recheck(struct gm_store *store);
 /* Stop the worker. Returns false when it is stuck in an inspection. */
-bool gm_store_stop(double timeout_s);
-void gm_store_release(void);
+bool gm_store_stop(struct gm_store *store, double timeout_s);
+void gm_store_free(struct gm_store *store);
 
 struct gm_entry {
 	bool dir;
@@ -39,15 +54,16 @@ struct gm_entry {
 	bool module_tree;  /* a folder of a lib/modules tree */
 };
 
-int gm_store_stat(const char *path, struct gm_entry *e);
+int gm_store_stat(struct gm_store *store, const char *path, struct gm_entry *e);
 
 typedef int (*gm_fill_fn)(void *ctx, const char *name, const struct gm_entry *e);
-int gm_store_list(const char *path, gm_fill_fn fill, void *ctx);
+int gm_store_list(struct gm_store *store, const char *path, gm_fill_fn fill, void *ctx);
 
 struct gm_open;
 /* Decides whether the caller may open a file: 0 or a negative errno. */
 typedef int (*gm_may_open_fn)(const struct gm_entry *e);
-int gm_store_open(const char *path, gm_may_open_fn may_open, struct gm_open **h);
+int gm_store_open(struct gm_store *store, const char *path, gm_may_open_fn may_open,
+		  struct gm_open **h);
 /* Small generated files (info): their size may change between opens. */
 bool gm_store_is_mem(const struct gm_open *h);
 /*
@@ -60,6 +76,6 @@ int gm_store_read(struct gm_open *h, char *buf, size_t size, off_t off);
 void gm_store_close(struct gm_open *h);
 
 /* The SELinux label of a kind of file. */
-const char *gm_store_label(enum gm_kind kind);
+const char *gm_store_label(const struct gm_store *store, enum gm_kind kind);
 
 #endif

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "config.h"
+#include "guest/guest.h"
 #include "meta.h"
 
 enum gm_lazy {

@@ -47,23 +47,31 @@ static void on_signal(int sig)
 static void record_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: kvmprof record [-a] [-p PID] [-e EVENT[,EVENT]] [-F FREQ | -c PERIOD]\n"
+		"usage: kvmprof record [-a] [-p PID] [-e EVENT[,EVENT]] [-F FREQ | -c "
+		"PERIOD]\n"
 		"                      [-m PAGES] [--host] [--guest] [-o FILE] [-q]\n"
 		"                      [-- COMMAND [ARGS...]]\n\n"
 		"  -a, --all-cpus   sample every CPU (default without -p or a command)\n"
 		"  -p, --pid PID    sample one process\n"
-		"  -e, --event      cpu-clock (default), task-clock, cycles, instructions, ...\n"
+		"  -e, --event      cpu-clock (default), task-clock, cycles, "
+		"instructions, ...\n"
 		"  -F, --freq       samples per second per CPU (default 4000)\n"
 		"  -c, --count      sample every PERIOD events instead\n"
-		"  -m, --mmap-pages data pages per CPU ring, a power of two (default 128)\n"
+		"  -m, --mmap-pages data pages per CPU ring, a power of two (default "
+		"128)\n"
 		"      --host       host samples only   (default output perf.data.host)\n"
-		"      --guest      guest samples only  (default output perf.data.guest)\n"
+		"      --guest      guest samples only  (default output "
+		"perf.data.guest)\n"
 		"      --host --guest both              (default output perf.data.kvm)\n"
 		"  -o, --output     output file (default perf.data)\n"
-		"      --guestkallsyms FILE  a running guest's /proc/kallsyms: records where\n"
-		"                   its kernel runs (as perf kvm record does), for every guest\n"
-		"      --guests-conf FILE  guestfs-mount's guest list, to name guests without\n"
-		"                   -name by the disk they hold open (default " GUESTS_CONF_DEFAULT ")\n");
+		"      --guestkallsyms FILE  a running guest's /proc/kallsyms: records "
+		"where\n"
+		"                   its kernel runs (as perf kvm record does), for every "
+		"guest\n"
+		"      --guests-conf FILE  guestfs-mount's guest list, to name guests "
+		"without\n"
+		"                   -name by the disk they hold open "
+		"(default " GUESTS_CONF_DEFAULT ")\n");
 }
 
 static int parse_ulong(const char *s, unsigned long *v)
@@ -78,20 +86,20 @@ static int parse_ulong(const char *s, unsigned long *v)
 static int parse_record_args(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "mmap-pages", required_argument, NULL, 'm' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "host", no_argument, NULL, 'H' },
-		{ "guest", no_argument, NULL, 'G' },
-		{ "guestkallsyms", required_argument, NULL, 'K' },
-		{ "guests-conf", required_argument, NULL, 'C' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+		{"all-cpus", no_argument, NULL, 'a'},
+		{"pid", required_argument, NULL, 'p'},
+		{"event", required_argument, NULL, 'e'},
+		{"freq", required_argument, NULL, 'F'},
+		{"count", required_argument, NULL, 'c'},
+		{"mmap-pages", required_argument, NULL, 'm'},
+		{"output", required_argument, NULL, 'o'},
+		{"host", no_argument, NULL, 'H'},
+		{"guest", no_argument, NULL, 'G'},
+		{"guestkallsyms", required_argument, NULL, 'K'},
+		{"guests-conf", required_argument, NULL, 'C'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
 	};
 	unsigned long v;
 	int c;
@@ -153,7 +161,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	if (!o->pid && !o->command)
 		o->system_wide = true;
 	if (o->pid && (o->system_wide || o->command)) {
-		fprintf(stderr, "kvmprof record: -p cannot be combined with -a or a command\n");
+		fprintf(stderr,
+			"kvmprof record: -p cannot be combined with -a or a command\n");
 		return -EINVAL;
 	}
 	return 0;
@@ -204,7 +213,7 @@ static int add_events(const struct record_opts *o, struct evlist *el, struct kp_
 		return kp_errorf(err, ENOMEM, "out of memory");
 	for (name = strtok_r(list, ",", &save); name && !ret;
 	     name = strtok_r(NULL, ",", &save)) {
-		struct perf_event_attr attr = { 0 };
+		struct perf_event_attr attr = {0};
 
 		ret = evname_parse(name, &attr, err);
 		if (ret)
@@ -212,7 +221,9 @@ static int add_events(const struct record_opts *o, struct evlist *el, struct kp_
 		fill_attr(o, &attr);
 		/* Process and mapping records are needed once, from the first event. */
 		attr.mmap = attr.comm = attr.task = el->nr_evsels == 0;
-		ret = evlist_add(el, &attr, name) ? kp_errorf(err, ENOMEM, "out of memory") : 0;
+		ret = evlist_add(el, &attr, name)
+			      ? kp_errorf(err, ENOMEM, "out of memory")
+			      : 0;
 	}
 	free(list);
 	return ret;
@@ -234,7 +245,8 @@ static pid_t start_command(char **argv, int *go_fd)
 		if (read(fds[0], &c, 1) != 1)
 			_exit(127);
 		execvp(argv[0], argv);
-		fprintf(stderr, "kvmprof record: cannot run %s: %s\n", argv[0], strerror(errno));
+		fprintf(stderr, "kvmprof record: cannot run %s: %s\n", argv[0],
+			strerror(errno));
 		_exit(127);
 	}
 	close(fds[0]);
@@ -254,7 +266,8 @@ static void set_features(struct pd_writer *w, int argc, char **argv, size_t nr_c
 		pd_writer_set_string(w, PD_FEAT_ARCH, u.machine);
 	}
 	pd_writer_set_string(w, PD_FEAT_VERSION, KVMPROF_VERSION);
-	pd_writer_set_nrcpus(w, (uint32_t)sysconf(_SC_NPROCESSORS_CONF), (uint32_t)nr_cpus);
+	pd_writer_set_nrcpus(w, (uint32_t)sysconf(_SC_NPROCESSORS_CONF),
+			     (uint32_t)nr_cpus);
 	if (args) {
 		args[0] = full;
 		for (int i = 0; i < argc; i++)
@@ -274,8 +287,8 @@ static int open_output(struct record_state *rs, const char *path, struct evlist 
 		struct perf_event_attr attr = el->evsels[e].attr;
 
 		attr.sample_type &= ~PERF_SAMPLE_GUEST_CTX;
-		if (pd_writer_add_evsel(rs->writer, &attr, el->evsels[e].name, el->evsels[e].ids,
-					el->evsels[e].nr_ids))
+		if (pd_writer_add_evsel(rs->writer, &attr, el->evsels[e].name,
+					el->evsels[e].ids, el->evsels[e].nr_ids))
 			ret = kp_errorf(err, ENOMEM, "out of memory");
 	}
 	return ret ? ret : pd_writer_begin_data(rs->writer, err);
@@ -300,14 +313,15 @@ static void request_guest_ctx(struct record_state *rs, struct evlist *el)
  */
 static void embed_host_symbols(struct record_state *rs, bool quiet)
 {
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	struct symtab *st;
 	void *blob;
 	size_t len;
 
 	if (symsrc_load_file("/proc/kallsyms", &st, NULL, &err)) {
 		if (!quiet)
-			fprintf(stderr, "kvmprof record: host kernel symbols not embedded: %s\n",
+			fprintf(stderr,
+				"kvmprof record: host kernel symbols not embedded: %s\n",
 				err.msg);
 		return;
 	}
@@ -325,7 +339,7 @@ static void embed_host_symbols(struct record_state *rs, bool quiet)
  */
 static int synth_default_guest(struct record_state *rs, const char *path)
 {
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	const struct ksym *text;
 	struct symtab *st;
 	int ret;
@@ -336,7 +350,8 @@ static int synth_default_guest(struct record_state *rs, const char *path)
 	}
 	text = symtab_find(st, "_text");
 	if (!text) {
-		fprintf(stderr, "kvmprof record: --guestkallsyms: %s has no _text\n", path);
+		fprintf(stderr, "kvmprof record: --guestkallsyms: %s has no _text\n",
+			path);
 		symtab_free(st);
 		return -EINVAL;
 	}
@@ -347,7 +362,7 @@ static int synth_default_guest(struct record_state *rs, const char *path)
 
 static int synthesize(struct record_state *rs, const struct record_opts *o, pid_t target)
 {
-	struct kp_err kerr = { 0 };
+	struct kp_err kerr = {0};
 	int ret;
 
 	ret = synth_processes(&rs->synth, o->system_wide ? -1 : target);
@@ -355,7 +370,8 @@ static int synthesize(struct record_state *rs, const struct record_opts *o, pid_
 		ret = synth_default_guest(rs, o->guestkallsyms);
 	if (ret)
 		return ret;
-	/* Without kernel addresses (kptr_restrict) kernel samples stay unnamed: say so. */
+	/* Without kernel addresses (kptr_restrict) kernel samples stay unnamed: say so.
+	 */
 	if (synth_kernel_mmap(&rs->synth, &kerr) && !o->quiet)
 		fprintf(stderr, "kvmprof record: no host kernel map: %s\n", kerr.msg);
 	else
@@ -388,20 +404,40 @@ static int record_loop(struct record_state *rs, struct evlist *el, pid_t child,
 	return n < 0 ? (int)n : record_state_finish_round(rs);
 }
 
+/*
+ * A broken default guests.conf belongs to the daemon: warn and name guests by
+ * -name only. One given with --guests-conf must be right.
+ */
+static int load_guests(struct record_state *rs, const struct record_opts *o,
+		       struct kp_err *err)
+{
+	const char *path = o->guests_conf ? o->guests_conf : GUESTS_CONF_DEFAULT;
+	int ret = record_state_load_guests(rs, path, o->guests_conf != NULL, err);
+
+	if (ret && !o->guests_conf) {
+		fprintf(stderr,
+			"kvmprof record: warning: %s; guests are named by -name only\n",
+			err->msg);
+		memset(err, 0, sizeof(*err));
+		ret = 0;
+	}
+	return ret;
+}
+
 static int run_record(struct record_opts *o, int argc, char **argv)
 {
 	struct record_state rs;
 	struct evlist el;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	const char *path = o->output ? o->output : default_output(o);
 	pid_t child = -1, target = o->pid;
 	int go_fd = -1, status = 0, ret;
 
 	record_state_init(&rs, o->host, o->guest);
-	if (o->guests_conf)
-		rs.guests_conf = o->guests_conf;
 	evlist_init(&el, o->mmap_pages ? o->mmap_pages : 128);
-	ret = add_events(o, &el, &err);
+	ret = load_guests(&rs, o, &err);
+	if (!ret)
+		ret = add_events(o, &el, &err);
 	if (!ret && o->command) {
 		child = start_command(o->command, &go_fd);
 		if (child < 0)
@@ -419,7 +455,8 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 		record_state_set_synth(&rs, &el.evsels[0].attr);
 		ret = synthesize(&rs, o, target);
 		if (ret)
-			kp_errorf(&err, -ret, "synthesizing process records: %s", strerror(-ret));
+			kp_errorf(&err, -ret, "synthesizing process records: %s",
+				  strerror(-ret));
 	}
 	if (!ret && evlist_enable(&el))
 		ret = kp_errorf(&err, errno, "cannot enable events: %s", strerror(errno));
@@ -449,7 +486,8 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 	}
 	evlist_close(&el);
 	if (ret) {
-		fprintf(stderr, "kvmprof record: %s\n", err.msg[0] ? err.msg : strerror(-ret));
+		fprintf(stderr, "kvmprof record: %s\n",
+			err.msg[0] ? err.msg : strerror(-ret));
 		record_state_release(&rs);
 		return 1;
 	}
@@ -461,8 +499,8 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_opts o = { 0 };
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct record_opts o = {0};
+	struct sigaction sa = {.sa_handler = on_signal};
 
 	if (parse_record_args(argc, argv, &o))
 		return 2;

@@ -14,10 +14,28 @@
 void record_state_init(struct record_state *rs, bool host, bool guest)
 {
 	memset(rs, 0, sizeof(*rs));
-	rs->guests_conf = GUESTS_CONF_DEFAULT;
 	/* Neither flag means both, as with perf record. */
 	rs->want_host = host || !guest;
 	rs->want_guest = guest || !host;
+}
+
+int record_state_load_guests(struct record_state *rs, const char *path, bool required,
+			     struct kp_err *err)
+{
+	int ret;
+
+	ret = gm_config_load(path, &rs->conf, err);
+	if (!ret)
+		ret = guest_idents_of(&rs->conf, &rs->idents);
+	if (ret) {
+		gm_config_release(&rs->conf);
+		memset(&rs->conf, 0, sizeof(rs->conf));
+		if (ret == -ENOENT && !required) {
+			memset(err, 0, sizeof(*err));
+			return 0;
+		}
+	}
+	return ret;
 }
 
 /* Remember each file a user mapping names (MMAP and MMAP2 records). */
@@ -118,11 +136,11 @@ static int note_guest(struct record_state *rs, int pid,
 		if (!g)
 			return -ENOMEM;
 		/*
-		 * Name it now (QEMU may be gone when recording ends): by its -name,
-		 * else by the disk image it holds open, as guestfs-mount lists it.
+		 * Name it now (QEMU may be gone when recording ends), as guestfs-mount
+		 * does: by the disk image it holds open, else by its -name.
 		 */
-		if (!guest_name_of_pid(pid, name, sizeof(name)) ||
-		    !guest_name_from_disks(pid, rs->guests_conf, name, sizeof(name)))
+		if (!guest_name_of_vmm(pid, rs->idents, rs->conf.nr_guests, name,
+				       sizeof(name)))
 			snprintf(g->name, sizeof(g->name), "%s", name);
 	}
 	if (ctx && ctx->lstar)
@@ -328,4 +346,6 @@ void record_state_release(struct record_state *rs)
 		if (rs->mapped.keys[i])
 			free(rs->mapped.vals[i]);
 	hashmap_release(&rs->mapped);
+	free(rs->idents);
+	gm_config_release(&rs->conf);
 }

@@ -8,6 +8,8 @@
 #define KVMPROF_GUEST_H
 
 #include "guestid.h"
+#include "guestconf.h"
+#include "match.h"
 #include "kvmdebugfs.h"
 #include "layout.h"
 

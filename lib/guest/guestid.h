@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Guest identity: QEMU process <-> guest name. */
+/* Guest names: what makes one valid, and QEMU's -name option. */
 #ifndef KVMPROF_GUESTID_H
 #define KVMPROF_GUESTID_H
 
@@ -21,17 +21,5 @@ bool guest_name_valid(const char *name);
  * -EINVAL when it is not a valid guest name.
  */
 int guest_name_from_argv(const char *cmdline, size_t len, char *name, size_t size);
-
-/* Same, from /proc/PID/cmdline. */
-int guest_name_of_pid(pid_t pid, char *name, size_t size);
-
-/*
- * The guest whose disk image process @pid holds open: the `guest NAME`
- * block of @conf (guestfs-mount's format; other directives are skipped) with
- * a `disk FORMAT PATH` that is, by device and inode, one of the files in
- * /proc/PID/fd.
- * Returns 0, -ENOENT when none matches, or the error reading @conf.
- */
-int guest_name_from_disks(pid_t pid, const char *conf, char *name, size_t size);
 
 #endif

@@ -24,7 +24,7 @@
 #define KVM_LSTAR_SYMBOL "entry_SYSCALL_64"
 
 struct kvm_guest_regs {
-	unsigned int vcpu;	/* the vCPU the values were read from */
+	unsigned int vcpu; /* the vCPU the values were read from */
 	uint64_t lstar;
 	uint64_t cr3;
 };

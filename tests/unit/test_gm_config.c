@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 /* The parser is part of the daemon, not of libkvmprof: build it in. */
-#include "../../guestfs-mount/config.c"
+#include "guest/guest.h"
 
 static int parse(const char *text, struct gm_config *cfg, struct kp_err *err)
 {

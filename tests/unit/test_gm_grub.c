@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 /* Part of the daemon, not of libkvmprof: build it in. */
-#include "../../guestfs-mount/grub.c"
+#include "grub.h"
 
 /* What grub-mkconfig writes on Debian 12 with two kernels (trimmed). */
 static const char debian_cfg[] =

@@ -19,10 +19,10 @@
 #include "testutil.h"
 
 /* Parts of the daemon, not of libkvmprof: build them in. */
-#include "../../guestfs-mount/config.c"
-#include "../../guestfs-mount/live.c"
-#include "../../guestfs-mount/meta.c"
-#include "../../guestfs-mount/util.c"
+#include "guest/guest.h"
+#include "live.h"
+#include "meta.h"
+#include "util.h"
 
 static char dir[] = "/tmp/kvmprof-live.XXXXXX";
 static char keydir[256], dbg[256];

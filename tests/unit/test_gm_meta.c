@@ -15,9 +15,9 @@
 #include <cmocka.h>
 
 /* Parts of the daemon, not of libkvmprof: build them in. */
-#include "../../guestfs-mount/config.c"
-#include "../../guestfs-mount/meta.c"
-#include "../../guestfs-mount/util.c"
+#include "guest/guest.h"
+#include "meta.h"
+#include "util.h"
 
 static void fill(struct gm_meta *m)
 {

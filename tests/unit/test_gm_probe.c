@@ -15,9 +15,9 @@
 #include <cmocka.h>
 
 /* Parts of the daemon, not of libkvmprof: build them in. */
-#include "../../guestfs-mount/config.c"
-#include "../../guestfs-mount/disks.c"
-#include "../../guestfs-mount/util.c"
+#include "guest/guest.h"
+#include "disks.h"
+#include "util.h"
 
 static const char *probe(const void *buf, size_t len)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* guests.conf parsing: one directive per line, "guest NAME" opens a block. */
-#include "config.h"
+#include "guestconf.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/base.h"
+#include "base/fileio.h"
 
 static const char *const kind_names[GM_KIND_NR] = {
 	[GM_KIND_DEFAULT] = "default",	 [GM_KIND_DIR] = "dir",

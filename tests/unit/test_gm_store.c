@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The daemon's store without FUSE and without an appliance: a real cache
+ * folder, real disk files, the real worker thread, publishing and tree,
+ * with inspection replaced by a hook that writes what an inspection of a
+ * Debian guest copies out (a System.map) and visibility by a hook too.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "testutil.h"
+
+#include "inspect.h"
+#include "store.h"
+
+#define VERSION "6.1.0-test"
+
+static const char system_map[] = "ffffffff81000000 T _text\n"
+				 "ffffffff81000100 T start_kernel\n"
+				 "ffffffff81000200 T do_syscall_64\n"
+				 "ffffffff81000300 T entry_SYSCALL_64\n"
+				 "ffffffff81001000 T _etext\n";
+
+struct fixture {
+	char dir[64];
+	char text[1024];
+	struct gm_config cfg;
+	int inspections; /* guests the hook inspected */
+	bool fail;	 /* the hook fails as a broken appliance would */
+};
+
+static void write_file(const char *path, const char *data)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(data, f);
+	fclose(f);
+}
+
+/* What inspect.c leaves in a job's folder for a guest with one kernel. */
+static void fake_inspect(struct gm_job **jobs, size_t n, void *ctx)
+{
+	struct fixture *fx = ctx;
+
+	for (size_t i = 0; i < n; i++) {
+		struct gm_job *job = jobs[i];
+		struct gm_kernel *k;
+		char path[4200];
+
+		fx->inspections++;
+		if (fx->fail) {
+			job->ret = -EIO;
+			snprintf(job->error, sizeof(job->error), "appliance failed");
+			continue;
+		}
+		snprintf(job->meta.os, sizeof(job->meta.os), "linux");
+		k = gm_meta_add_kernel(&job->meta, VERSION);
+		assert_non_null(k);
+		k->has_sysmap = true;
+		snprintf(path, sizeof(path), "%s/" GM_K_DIR "/" VERSION, job->dir);
+		assert_int_equal(sh("mkdir -p '%s'", path), 0);
+		snprintf(path, sizeof(path), "%s/" GM_K_DIR "/" VERSION "/" GM_F_SYSMAP,
+			 job->dir);
+		write_file(path, system_map);
+	}
+}
+
+static bool hide_secret(const char *guest, void *ctx)
+{
+	return strcmp(guest, "secret") != 0;
+}
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	struct kp_err err = {0};
+	char path[128];
+
+	snprintf(fx->dir, sizeof(fx->dir), "/tmp/kvmprof-store.XXXXXX");
+	assert_non_null(mkdtemp(fx->dir));
+	snprintf(path, sizeof(path), "%s/web.img", fx->dir);
+	write_file(path, "not a partition table, but bytes");
+	snprintf(path, sizeof(path), "%s/secret.img", fx->dir);
+	write_file(path, "other bytes");
+	snprintf(fx->text, sizeof(fx->text),
+		 "cache %s/cache\nguest web\n disk raw %s/web.img\n"
+		 "guest secret\n disk raw %s/secret.img\n",
+		 fx->dir, fx->dir, fx->dir);
+	assert_int_equal(gm_config_init(&fx->cfg), 0);
+	if (gm_config_parse(fx->text, strlen(fx->text), "test.conf", &fx->cfg, &err))
+		fail_msg("%s", err.msg);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	gm_config_release(&fx->cfg);
+	sh("rm -rf '%s'", fx->dir);
+	free(fx);
+	return 0;
+}
+
+static struct gm_store *start(struct fixture *fx)
+{
+	struct gm_store_hooks hooks = {
+		.visible = hide_secret, .inspect = fake_inspect, .ctx = fx};
+	struct kp_err err = {0};
+	struct gm_store *store;
+
+	if (gm_store_new(&fx->cfg, &hooks, false, &store, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(gm_store_start(store), 0);
+	return store;
+}
+
+static void stop(struct gm_store *store)
+{
+	assert_true(gm_store_stop(store, 10.0));
+	gm_store_free(store);
+}
+
+static int allow(const struct gm_entry *e)
+{
+	return 0;
+}
+
+static int refuse(const struct gm_entry *e)
+{
+	return -EACCES;
+}
+
+/* The whole content of a served file. */
+static char *read_all(struct gm_store *store, const char *path)
+{
+	static char buf[65536];
+	struct gm_open *h;
+	int n;
+
+	assert_int_equal(gm_store_open(store, path, allow, &h), 0);
+	n = gm_store_read(h, buf, sizeof(buf) - 1, 0);
+	assert_true(n >= 0);
+	buf[n] = '\0';
+	gm_store_close(h);
+	return buf;
+}
+
+struct listing {
+	char names[16][64];
+	int nr;
+};
+
+static int collect(void *ctx, const char *name, const struct gm_entry *e)
+{
+	struct listing *l = ctx;
+
+	if (l->nr < 16)
+		snprintf(l->names[l->nr++], 64, "%s", name);
+	return 0;
+}
+
+static bool listed(const struct listing *l, const char *name)
+{
+	for (int i = 0; i < l->nr; i++)
+		if (!strcmp(l->names[i], name))
+			return true;
+	return false;
+}
+
+static void test_serves_inspection(void **state)
+{
+	struct fixture *fx = *state;
+	struct gm_store *store = start(fx);
+	struct listing top = {0}, kernels = {0};
+	struct gm_entry e;
+	struct gm_open *h;
+
+	/* The first lookup waits for the worker's inspection. */
+	assert_int_equal(gm_store_stat(store, "/web/kallsyms", &e), 0);
+	assert_false(e.dir);
+	assert_int_equal(e.kind, GM_KIND_KALLSYMS);
+	assert_string_equal(e.guest, "web");
+	assert_non_null(strstr(read_all(store, "/web/kallsyms"), "T do_syscall_64"));
+	assert_non_null(strstr(read_all(store, "/web/kernels/" VERSION "/System.map"),
+			       "start_kernel"));
+	assert_non_null(strstr(read_all(store, "/web/info"), "ready"));
+	assert_int_equal(gm_store_list(store, "/web/kernels", collect, &kernels), 0);
+	assert_true(listed(&kernels, VERSION));
+
+	/* The hidden guest does not exist, for a lookup or a listing. */
+	assert_int_equal(gm_store_stat(store, "/secret", &e), -ENOENT);
+	assert_int_equal(gm_store_stat(store, "/secret/kallsyms", &e), -ENOENT);
+	assert_int_equal(gm_store_list(store, "/", collect, &top), 0);
+	assert_true(listed(&top, "web"));
+	assert_true(listed(&top, GUEST_TREE_BY_PID));
+	assert_false(listed(&top, "secret"));
+
+	/* The open-time check decides, and nothing else is served. */
+	assert_int_equal(gm_store_open(store, "/web/kallsyms", refuse, &h), -EACCES);
+	assert_int_equal(gm_store_open(store, "/web/kernels", allow, &h), -EISDIR);
+	assert_int_equal(gm_store_stat(store, "/web/nothing", &e), -ENOENT);
+	assert_int_equal(gm_store_stat(store, "/web/kallsyms/x", &e), -ENOTDIR);
+	assert_int_equal(gm_store_stat(store, "/by-pid/1", &e), -ENOENT);
+	stop(store);
+	/* Hidden guests are not inspected at all. */
+	assert_int_equal(fx->inspections, 1);
+}
+
+static void test_cache_and_changed_disk(void **state)
+{
+	struct fixture *fx = *state;
+	struct gm_store *store = start(fx);
+	struct gm_entry e;
+
+	assert_int_equal(gm_store_stat(store, "/web/kallsyms", &e), 0);
+	stop(store);
+	assert_int_equal(fx->inspections, 1);
+
+	/* A restart serves the cached inspection: no appliance. */
+	store = start(fx);
+	assert_int_equal(gm_store_stat(store, "/web/kallsyms", &e), 0);
+	assert_non_null(strstr(read_all(store, "/web/kallsyms"), "T start_kernel"));
+	stop(store);
+	assert_int_equal(fx->inspections, 1);
+
+	/* A changed disk is a new key: inspected again. */
+	assert_int_equal(sh("echo more >>'%s/web.img'", fx->dir), 0);
+	store = start(fx);
+	assert_int_equal(gm_store_stat(store, "/web/kallsyms", &e), 0);
+	stop(store);
+	assert_int_equal(fx->inspections, 2);
+}
+
+static void test_failed_inspection(void **state)
+{
+	struct fixture *fx = *state;
+	struct gm_store *store;
+	struct gm_entry e;
+
+	fx->fail = true;
+	store = start(fx);
+	assert_int_equal(gm_store_stat(store, "/web/kallsyms", &e), -ENOENT);
+	assert_non_null(strstr(read_all(store, "/web/info"), "appliance failed"));
+	stop(store);
+
+	/* A failure of the appliance is not a conclusion about the disk: not cached. */
+	fx->fail = false;
+	store = start(fx);
+	assert_int_equal(gm_store_stat(store, "/web/kallsyms", &e), 0);
+	stop(store);
+	assert_int_equal(fx->inspections, 2);
+}
+
+static void test_missing_disk(void **state)
+{
+	struct fixture *fx = *state;
+	struct gm_store *store;
+	struct gm_entry e;
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/web.img", fx->dir);
+	unlink(path);
+	store = start(fx);
+	assert_int_equal(gm_store_stat(store, "/web/kallsyms", &e), -ENOENT);
+	assert_non_null(strstr(read_all(store, "/web/info"), "web.img"));
+	stop(store);
+	assert_int_equal(fx->inspections, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_serves_inspection, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cache_and_changed_disk, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_failed_inspection, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_missing_disk, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

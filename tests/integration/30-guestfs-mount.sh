@@ -114,7 +114,7 @@ write_config() {
 	    disk raw $DISKS/evil.raw
 	EOF
 }
-# Laid out as the kernel series' per-vCPU debugfs files (lib/kvmdebugfs.h);
+# Laid out as the kernel series' per-vCPU debugfs files (lib/guest/kvmdebugfs.h);
 # the real files are read in the patched kernel by 45-debian-guest.
 KVMDBG=$TMP/kvmdbg
 mkdir -p "$KVMDBG"

@@ -168,19 +168,39 @@ static struct artifact_perm dir_perm(const struct access_policy *p,
 	return perm;
 }
 
-void gm_access_fill(const struct gm_entry *e, struct stat *st)
+void gm_access_mode(const struct access_policy *p, const struct gm_entry *e,
+		    struct stat *st)
 {
-	const struct access_policy *p = hold();
 	struct artifact_perm perm = ROOT_ONLY;
 
 	if (p)
 		perm = e->dir ? dir_perm(p, e) : file_perm(p, e);
 	else if (e->dir)
 		perm.mode = 0500;
-	unhold();
 	st->st_mode = (e->dir ? S_IFDIR : S_IFREG) | perm.mode;
 	st->st_uid = perm.uid;
 	st->st_gid = perm.gid;
+}
+
+int gm_access_decide(const struct access_policy *p, const struct gm_entry *e, uid_t uid,
+		     const gid_t *gids, size_t n)
+{
+	enum artifact_kind kind;
+	bool yes;
+
+	if (uid == 0)
+		return 0;
+	if (!p || !e->guest || !artifact_of(e->kind, &kind))
+		return -EACCES;
+	yes = (e->by_pid ? access_policy_allows_by_pid
+			 : access_policy_allows)(p, uid, gids, n, e->guest, kind);
+	return yes ? 0 : -EACCES;
+}
+
+void gm_access_fill(const struct gm_entry *e, struct stat *st)
+{
+	gm_access_mode(hold(), e, st);
+	unhold();
 }
 
 /* The caller's primary and supplementary groups; -1 when unknown. */
@@ -197,17 +217,12 @@ static int caller_groups(gid_t *gids, int max)
 
 int gm_access_may_open(const struct gm_entry *e)
 {
-	const struct fuse_context *ctx = fuse_get_context();
+	uid_t uid = fuse_get_context()->uid;
 	gid_t *gids;
-	enum artifact_kind kind;
-	const struct access_policy *p;
-	bool yes;
-	int n;
+	int n, ret;
 
-	if (ctx->uid == 0)
+	if (uid == 0)
 		return 0;
-	if (!e->guest || !artifact_of(e->kind, &kind))
-		return -EACCES;
 	gids = calloc(MAX_CALLER_GROUPS, sizeof(*gids));
 	if (!gids)
 		return -ENOMEM;
@@ -217,10 +232,8 @@ int gm_access_may_open(const struct gm_entry *e)
 		free(gids);
 		return -EACCES;
 	}
-	p = hold();
-	yes = p && (e->by_pid ? access_policy_allows_by_pid : access_policy_allows)(
-			   p, ctx->uid, gids, (size_t)n, e->guest, kind);
+	ret = gm_access_decide(hold(), e, uid, gids, (size_t)n);
 	unhold();
 	free(gids);
-	return yes ? 0 : -EACCES;
+	return ret;
 }

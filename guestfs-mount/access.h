@@ -35,6 +35,17 @@ void gm_access_release(void);
 
 bool gm_access_exposes(const char *guest);
 
+struct access_policy;
+
+/*
+ * The decisions themselves, on policy @p (NULL: none loaded, root only), for
+ * the two functions below and for tests, which have no FUSE request.
+ */
+void gm_access_mode(const struct access_policy *p, const struct gm_entry *e,
+		    struct stat *st);
+int gm_access_decide(const struct access_policy *p, const struct gm_entry *e, uid_t uid,
+		     const gid_t *gids, size_t n);
+
 /* Owner, group and mode of @e as the kernel should see them. */
 void gm_access_fill(const struct gm_entry *e, struct stat *st);
 

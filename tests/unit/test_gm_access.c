@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The access policy as the mount applies it, without a FUSE request: the
+ * owner, group and bits each kind of entry gets, and the open-time decision
+ * for a caller's uid and groups.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "policy/accesspolicy.h"
+
+#include "access.h"
+
+static struct access_policy *parse(const char *text)
+{
+	struct access_policy *p = NULL;
+	struct kp_err err = {0};
+
+	if (access_policy_parse(text, strlen(text), "test", &p, &err))
+		fail_msg("%s", err.msg);
+	return p;
+}
+
+static gid_t gid_of(const char *group)
+{
+	struct group *g = getgrnam(group);
+
+	assert_non_null(g);
+	return g->gr_gid;
+}
+
+static uid_t uid_of(const char *user)
+{
+	struct passwd *pw = getpwnam(user);
+
+	assert_non_null(pw);
+	return pw->pw_uid;
+}
+
+static const struct gm_entry kallsyms = {.kind = GM_KIND_KALLSYMS, .guest = "web"};
+static const struct gm_entry vmlinux = {.kind = GM_KIND_VMLINUX, .guest = "web"};
+
+static void test_modes(void **state)
+{
+	struct access_policy *p = parse("expose *\nallow group:adm kallsyms\n"
+					"allow * version\n");
+	struct gm_entry version = {.kind = GM_KIND_VERSION, .guest = "web"};
+	struct gm_entry top = {.dir = true, .kind = GM_KIND_DIR};
+	struct stat st;
+
+	/* One group may read: the bits say it, and the kernel enforces them. */
+	gm_access_mode(p, &kallsyms, &st);
+	assert_int_equal(st.st_mode, S_IFREG | 0440);
+	assert_int_equal(st.st_uid, 0);
+	assert_int_equal(st.st_gid, gid_of("adm"));
+	/* Nobody else: root only. */
+	gm_access_mode(p, &vmlinux, &st);
+	assert_int_equal(st.st_mode, S_IFREG | 0400);
+	gm_access_mode(p, &version, &st);
+	assert_int_equal(st.st_mode, S_IFREG | 0444);
+	gm_access_mode(p, &top, &st);
+	assert_true(S_ISDIR(st.st_mode));
+	/* No policy loaded: everything root only. */
+	gm_access_mode(NULL, &kallsyms, &st);
+	assert_int_equal(st.st_mode, S_IFREG | 0400);
+	gm_access_mode(NULL, &top, &st);
+	assert_int_equal(st.st_mode, S_IFDIR | 0500);
+	access_policy_free(p);
+}
+
+static void test_decide(void **state)
+{
+	struct access_policy *p = parse("expose *\nallow group:adm kallsyms\n"
+					"deny user:nobody all\n");
+	gid_t adm = gid_of("adm"), other = 12345;
+	uid_t nobody = uid_of("nobody");
+	struct gm_entry by_pid = kallsyms;
+
+	assert_int_equal(gm_access_decide(p, &kallsyms, 1000, &adm, 1), 0);
+	assert_int_equal(gm_access_decide(p, &kallsyms, 1000, &other, 1), -EACCES);
+	assert_int_equal(gm_access_decide(p, &vmlinux, 1000, &adm, 1), -EACCES);
+	/* Deny wins over a group grant. */
+	assert_int_equal(gm_access_decide(p, &kallsyms, nobody, &adm, 1), -EACCES);
+	/* by-pid needs its own grant too. */
+	by_pid.by_pid = true;
+	assert_int_equal(gm_access_decide(p, &by_pid, 1000, &adm, 1), -EACCES);
+	/* Root reads everything; without a policy, only root. */
+	assert_int_equal(gm_access_decide(p, &vmlinux, 0, &other, 1), 0);
+	assert_int_equal(gm_access_decide(NULL, &kallsyms, 1000, &adm, 1), -EACCES);
+	access_policy_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_decide),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -118,3 +118,14 @@ check "damaged header features are reported, samples still shown" \
 	grep -q "warning: .*feature" "$TMP/feat.report"
 expect_fail "missing file" "nonexistent.*No such file" "$KVMPROF" report -i "$TMP/nonexistent"
 expect_fail "unknown sort key is named" "unknown sort key 'bogus'" "$KVMPROF" report -i "$F" -s bogus
+
+# guests.conf names guests for record as it does for guestfs-mount: one parser.
+printf 'guest web1\n  disk raw /nonexistent.img\n  disk vmdk /x.vmdk\n' >"$TMP/bad-guests.conf"
+expect_fail "record: a malformed --guests-conf is refused, file and line named" \
+	"bad-guests.conf:3: 'disk' wants a format" \
+	"$KVMPROF" record -q --guests-conf "$TMP/bad-guests.conf" -o "$TMP/g.data" -- true
+expect_fail "record: a missing --guests-conf is refused" "nonexistent-guests.conf" \
+	"$KVMPROF" record -q --guests-conf "$TMP/nonexistent-guests.conf" -o "$TMP/g.data" -- true
+printf 'guest web1\n  disk raw /nonexistent.img\n' >"$TMP/good-guests.conf"
+check "record: a valid --guests-conf is read" \
+	"$KVMPROF" record -q --guests-conf "$TMP/good-guests.conf" -o "$TMP/g.data" -- true

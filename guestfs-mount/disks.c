@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,31 @@ static int run(char *const argv[], char *out, size_t size)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/*
+ * Run qemu-img with the arguments up to NULL, as run() does. One variadic
+ * call per use keeps each command line readable where it is built.
+ */
+static int qemu_img(char *out, size_t size, ...) __attribute__((sentinel));
+
+static int qemu_img(char *out, size_t size, ...)
+{
+	char *argv[16] = { "qemu-img" };
+	const char *arg;
+	size_t n = 1;
+	va_list ap;
+
+	va_start(ap, size);
+	while ((arg = va_arg(ap, const char *)) && n < sizeof(argv) / sizeof(argv[0]) - 1)
+		argv[n++] = (char *)arg; /* posix_spawn's argv is not const */
+	va_end(ap);
+	if (arg) {
+		/* A caller's bug: argv[] above is too short. */
+		snprintf(out, size, "qemu-img: too many arguments");
+		return -E2BIG;
+	}
+	return run(argv, out, size);
+}
+
 static void first_line(char *s)
 {
 	s[strcspn(s, "\n")] = '\0';
@@ -169,10 +195,9 @@ static int qcow2_info(const char *path, uint64_t *vsize, char *msg, size_t size)
 	}
 	snprintf(cur, 4096, "%s", path);
 	for (int depth = 0; depth < 16; depth++) {
-		char *argv[] = { "qemu-img", "info", "-U", "--output=json", "-f", fmt, cur, NULL };
 		const char *v;
 
-		if (run(argv, out, 1 << 16)) {
+		if (qemu_img(out, 1 << 16, "info", "-U", "--output=json", "-f", fmt, cur, NULL)) {
 			first_line(out);
 			snprintf(msg, size, "disk %s: qemu-img info: %s", path,
 				 out[0] ? out : "failed");
@@ -210,9 +235,7 @@ done:
 /* The first bytes of a qcow2 disk's content, read by qemu-img with the format given. */
 static int qcow2_head(const char *path, unsigned char *buf, size_t len, char *msg, size_t size)
 {
-	char tmpl[] = "/tmp/guestfs-mount-head.XXXXXX", of[64], out[512];
-	char bs[32], *argv[] = { "qemu-img", "dd", "-U", "-f", "qcow2", "-O", "raw", bs,
-				 "count=1", NULL, of, NULL };
+	char tmpl[] = "/tmp/guestfs-mount-head.XXXXXX", of[64], out[512], bs[32];
 	char ifarg[4200];
 	int fd, st;
 	ssize_t n;
@@ -230,8 +253,8 @@ static int qcow2_head(const char *path, unsigned char *buf, size_t len, char *ms
 		snprintf(msg, size, "disk path too long");
 		return -1;
 	}
-	argv[9] = ifarg;
-	st = run(argv, out, sizeof(out));
+	st = qemu_img(out, sizeof(out), "dd", "-U", "-f", "qcow2", "-O", "raw", bs, "count=1",
+		      ifarg, of, NULL);
 	fd = open(tmpl, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	unlink(tmpl);
 	if (st || fd < 0) {
@@ -339,8 +362,6 @@ int gm_overlay_create(const struct gm_disk *d, const char *ovl, char *msg, size_
 {
 	char esc[8400], backing[9000], out[1024];
 	const char *fmt = gm_format_name(d->format);
-	char *argv[] = { "qemu-img", "create", "-q", "-f", "qcow2", "-F", (char *)fmt, "-b",
-			 backing, (char *)ovl, NULL };
 	struct stat st;
 	int ret;
 
@@ -356,7 +377,8 @@ int gm_overlay_create(const struct gm_disk *d, const char *ovl, char *msg, size_
 		snprintf(msg, size, "disk %s: path too long", d->path);
 		return -1;
 	}
-	if (run(argv, out, sizeof(out))) {
+	if (qemu_img(out, sizeof(out), "create", "-q", "-f", "qcow2", "-F", fmt, "-b", backing,
+		     ovl, NULL)) {
 		first_line(out);
 		snprintf(msg, size, "disk %s: creating the overlay: %s", d->path,
 			 out[0] ? out : "qemu-img failed");

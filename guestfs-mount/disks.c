@@ -18,7 +18,7 @@
 
 extern char **environ;
 
-/* --- QEMU's format probes, by the bytes they look at ----------------------------------- */
+/* --- QEMU's format probes, by the bytes they look at -------------------------------- */
 
 /*
  * vmdk text descriptors, as QEMU's vmdk_probe() reads them: comment lines
@@ -45,10 +45,10 @@ static bool vmdk_text(const unsigned char *buf, size_t len)
 			p++;
 			continue;
 		}
-		if (end - p >= 10 && !strncmp(p, "version=", 8) && p[8] >= '1' && p[8] <= '3' &&
-		    (p[9] == '\n' || (end - p >= 11 && p[9] == '\r' && p[10] == '\n')))
-			return true;
-		return false;
+		/* The first other line must be "version=1", "=2" or "=3", alone. */
+		if (end - p < 10 || strncmp(p, "version=", 8) || p[8] < '1' || p[8] > '3')
+			return false;
+		return p[9] == '\n' || (end - p >= 11 && p[9] == '\r' && p[10] == '\n');
 	}
 	return false;
 }
@@ -61,18 +61,18 @@ const char *gm_probe_magic(const unsigned char *b, size_t len)
 		const char *magic;
 		size_t mlen;
 	} magics[] = {
-		{ "qcow2", 0, "QFI\xfb", 4 },
-		{ "qed", 0, "QED\0", 4 },
-		{ "vhdx", 0, "vhdxfile", 8 },
-		{ "vpc", 0, "conectix", 8 },
-		{ "vmdk", 0, "KDMV", 4 },
-		{ "vmdk", 0, "COWD", 4 },
-		{ "parallels", 0, "WithoutFreeSpace", 16 },
-		{ "parallels", 0, "WithouFreSpacExt", 16 },
-		{ "bochs", 0, "Bochs Virtual HD Image", 22 },
-		{ "cloop", 0, "#!/bin/sh\n#V2.0 Format\n", 23 },
-		{ "vdi", 0x40, "\x7f\x10\xda\xbe", 4 },
-		{ "luks", 0, "LUKS\xba\xbe", 6 },
+		{"qcow2", 0, "QFI\xfb", 4},
+		{"qed", 0, "QED\0", 4},
+		{"vhdx", 0, "vhdxfile", 8},
+		{"vpc", 0, "conectix", 8},
+		{"vmdk", 0, "KDMV", 4},
+		{"vmdk", 0, "COWD", 4},
+		{"parallels", 0, "WithoutFreeSpace", 16},
+		{"parallels", 0, "WithouFreSpacExt", 16},
+		{"bochs", 0, "Bochs Virtual HD Image", 22},
+		{"cloop", 0, "#!/bin/sh\n#V2.0 Format\n", 23},
+		{"vdi", 0x40, "\x7f\x10\xda\xbe", 4},
+		{"luks", 0, "LUKS\xba\xbe", 6},
 	};
 
 	for (size_t i = 0; i < sizeof(magics) / sizeof(magics[0]); i++)
@@ -82,9 +82,12 @@ const char *gm_probe_magic(const unsigned char *b, size_t len)
 	return vmdk_text(b, len) ? "vmdk" : NULL;
 }
 
-/* --- running qemu-img ------------------------------------------------------------------ */
+/* --- running qemu-img --------------------------------------------------------------- */
 
-/* Run argv, collecting stdout and stderr (at most @size - 1 bytes). Returns the exit status. */
+/*
+ * Run argv, collecting stdout and stderr (at most @size - 1 bytes). Returns
+ * the exit status.
+ */
 static int run(char *const argv[], char *out, size_t size)
 {
 	posix_spawn_file_actions_t fa;
@@ -110,8 +113,8 @@ static int run(char *const argv[], char *out, size_t size)
 	close(pfd[1]);
 	for (;;) {
 		char sink[4096];
-		ssize_t n = len + 1 < size ? read(pfd[0], out + len, size - 1 - len) :
-					     read(pfd[0], sink, sizeof(sink));
+		ssize_t n = len + 1 < size ? read(pfd[0], out + len, size - 1 - len)
+					   : read(pfd[0], sink, sizeof(sink));
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -135,7 +138,7 @@ static int qemu_img(char *out, size_t size, ...) __attribute__((sentinel));
 
 static int qemu_img(char *out, size_t size, ...)
 {
-	char *argv[16] = { "qemu-img" };
+	char *argv[16] = {"qemu-img"};
 	const char *arg;
 	size_t n = 1;
 	va_list ap;
@@ -197,7 +200,8 @@ static int qcow2_info(const char *path, uint64_t *vsize, char *msg, size_t size)
 	for (int depth = 0; depth < 16; depth++) {
 		const char *v;
 
-		if (qemu_img(out, 1 << 16, "info", "-U", "--output=json", "-f", fmt, cur, NULL)) {
+		if (qemu_img(out, 1 << 16, "info", "-U", "--output=json", "-f", fmt, cur,
+			     NULL)) {
 			first_line(out);
 			snprintf(msg, size, "disk %s: qemu-img info: %s", path,
 				 out[0] ? out : "failed");
@@ -212,8 +216,11 @@ static int qcow2_info(const char *path, uint64_t *vsize, char *msg, size_t size)
 			goto done;
 		}
 		if (!json_string(out, "backing-filename-format", fmt, sizeof(fmt))) {
-			snprintf(msg, size, "disk %s: a backing file has no recorded format, so "
-				 "QEMU would probe it; record it (qemu-img rebase -u -F FORMAT)", path);
+			snprintf(msg, size,
+				 "disk %s: a backing file has no recorded format, so "
+				 "QEMU would probe it; "
+				 "record it (qemu-img rebase -u -F FORMAT)",
+				 path);
 			goto done;
 		}
 		if (strcmp(fmt, "qcow2")) {
@@ -221,7 +228,8 @@ static int qcow2_info(const char *path, uint64_t *vsize, char *msg, size_t size)
 			goto done;
 		}
 		if (!json_string(out, "full-backing-filename", cur, 4096)) {
-			snprintf(msg, size, "disk %s: cannot follow its backing chain", path);
+			snprintf(msg, size, "disk %s: cannot follow its backing chain",
+				 path);
 			goto done;
 		}
 	}
@@ -233,7 +241,8 @@ done:
 }
 
 /* The first bytes of a qcow2 disk's content, read by qemu-img with the format given. */
-static int qcow2_head(const char *path, unsigned char *buf, size_t len, char *msg, size_t size)
+static int qcow2_head(const char *path, unsigned char *buf, size_t len, char *msg,
+		      size_t size)
 {
 	char tmpl[] = "/tmp/guestfs-mount-head.XXXXXX", of[64], out[512], bs[32];
 	char ifarg[4200];
@@ -253,13 +262,14 @@ static int qcow2_head(const char *path, unsigned char *buf, size_t len, char *ms
 		snprintf(msg, size, "disk path too long");
 		return -1;
 	}
-	st = qemu_img(out, sizeof(out), "dd", "-U", "-f", "qcow2", "-O", "raw", bs, "count=1",
-		      ifarg, of, NULL);
+	st = qemu_img(out, sizeof(out), "dd", "-U", "-f", "qcow2", "-O", "raw", bs,
+		      "count=1", ifarg, of, NULL);
 	fd = open(tmpl, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	unlink(tmpl);
 	if (st || fd < 0) {
 		first_line(out);
-		snprintf(msg, size, "disk %s: qemu-img dd: %s", path, out[0] ? out : "failed");
+		snprintf(msg, size, "disk %s: qemu-img dd: %s", path,
+			 out[0] ? out : "failed");
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -273,7 +283,7 @@ static int qcow2_head(const char *path, unsigned char *buf, size_t len, char *ms
 int gm_disk_identify(const struct gm_disk *d, bool strict, struct gm_disk_info *info,
 		     char *msg, size_t size)
 {
-	unsigned char head[GM_PROBE_BYTES] = { 0 };
+	unsigned char head[GM_PROBE_BYTES] = {0};
 	struct stat st;
 	ssize_t n;
 	int fd;
@@ -288,7 +298,8 @@ int gm_disk_identify(const struct gm_disk *d, bool strict, struct gm_disk_info *
 		return -1;
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
-		snprintf(msg, size, "disk %s: not a regular file or block device", d->path);
+		snprintf(msg, size, "disk %s: not a regular file or block device",
+			 d->path);
 		close(fd);
 		return -1;
 	}
@@ -313,17 +324,21 @@ int gm_disk_identify(const struct gm_disk *d, bool strict, struct gm_disk_info *
 		info->virtual_size = (info->size + 511) & ~511ULL;
 		info->looks_like = gm_probe_magic(head, (size_t)n);
 		if (strict && info->looks_like) {
-			snprintf(msg, size, "disk %s: its content starts like a %s image, which "
-				 "libguestfs's read-only overlay would let QEMU probe: refused "
-				 "(use 'overlay private')", d->path, info->looks_like);
+			snprintf(msg, size,
+				 "disk %s: its content starts like a %s image, which "
+				 "libguestfs's read-only overlay would let QEMU probe: "
+				 "refused (use 'overlay private')",
+				 d->path, info->looks_like);
 			return -1;
 		}
 		return 0;
 	}
 	/* qcow2 headers are written by QEMU, not by the guest: checking one is safe. */
 	if (n < 4 || memcmp(head, "QFI\xfb", 4)) {
-		snprintf(msg, size, "disk %s: configured as qcow2 but has no qcow2 header "
-			 "(is it raw?)", d->path);
+		snprintf(msg, size,
+			 "disk %s: configured as qcow2 but has no qcow2 header "
+			 "(is it raw?)",
+			 d->path);
 		return -1;
 	}
 	if (qcow2_info(d->path, &info->virtual_size, msg, size))
@@ -333,9 +348,11 @@ int gm_disk_identify(const struct gm_disk *d, bool strict, struct gm_disk_info *
 			return -1;
 		info->looks_like = gm_probe_magic(head, sizeof(head));
 		if (info->looks_like) {
-			snprintf(msg, size, "disk %s: its content starts like a %s image, which "
-				 "libguestfs's read-only overlay would let QEMU probe: refused "
-				 "(use 'overlay private')", d->path, info->looks_like);
+			snprintf(msg, size,
+				 "disk %s: its content starts like a %s image, which "
+				 "libguestfs's read-only overlay would let QEMU probe: "
+				 "refused (use 'overlay private')",
+				 d->path, info->looks_like);
 			return -1;
 		}
 	}
@@ -369,16 +386,18 @@ int gm_overlay_create(const struct gm_disk *d, const char *ovl, char *msg, size_
 		snprintf(msg, size, "disk %s: path too long", d->path);
 		return -1;
 	}
-	ret = gm_path(backing, sizeof(backing),
-		      "json:{\"driver\":\"%s\",\"file\":{\"driver\":\"%s\",\"filename\":\"%s\","
-		      "\"locking\":\"off\"}}", fmt,
-		      !stat(d->path, &st) && S_ISBLK(st.st_mode) ? "host_device" : "file", esc);
+	ret = gm_path(
+		backing, sizeof(backing),
+		"json:{\"driver\":\"%s\",\"file\":{\"driver\":\"%s\",\"filename\":\"%s\","
+		"\"locking\":\"off\"}}",
+		fmt, !stat(d->path, &st) && S_ISBLK(st.st_mode) ? "host_device" : "file",
+		esc);
 	if (ret) {
 		snprintf(msg, size, "disk %s: path too long", d->path);
 		return -1;
 	}
-	if (qemu_img(out, sizeof(out), "create", "-q", "-f", "qcow2", "-F", fmt, "-b", backing,
-		     ovl, NULL)) {
+	if (qemu_img(out, sizeof(out), "create", "-q", "-f", "qcow2", "-F", fmt, "-b",
+		     backing, ovl, NULL)) {
 		first_line(out);
 		snprintf(msg, size, "disk %s: creating the overlay: %s", d->path,
 			 out[0] ? out : "qemu-img failed");

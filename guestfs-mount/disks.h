@@ -25,15 +25,15 @@
 
 #include "config.h"
 
-#define GM_PROBE_BYTES 2048	/* what QEMU reads to probe an image format */
+#define GM_PROBE_BYTES 2048 /* what QEMU reads to probe an image format */
 
 struct gm_disk_info {
 	dev_t dev, rdev;
 	ino_t ino;
-	uint64_t size;		/* file (or block device) size */
+	uint64_t size; /* file (or block device) size */
 	struct timespec mtime;
 	uint64_t virtual_size;	/* size the appliance must see, 512-byte rounded */
-	const char *looks_like;	/* an image format the guest-visible start matches, or NULL */
+	const char *looks_like; /* format its guest-visible start looks like, or NULL */
 };
 
 /*

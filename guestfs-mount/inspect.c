@@ -17,15 +17,15 @@
 #include "util.h"
 
 /* guestfs_pread fails at 4 MiB and above (protocol limit): read in pieces below it. */
-#define CHUNK		(2U << 20)
-#define MAX_DEPTH	12	/* folders below lib/modules/<version> */
-#define MAX_NAME	255
+#define CHUNK	  (2U << 20)
+#define MAX_DEPTH 12 /* folders below lib/modules/<version> */
+#define MAX_NAME  255
 
 /* Inspection state of one job during the launch. */
 struct ctx {
 	guestfs_h *g;
 	struct gm_job *job;
-	uint64_t files, bytes;	/* copied so far, against the per-guest limits */
+	uint64_t files, bytes; /* copied so far, against the per-guest limits */
 	bool files_capped, bytes_capped;
 };
 
@@ -74,7 +74,7 @@ static int job_fail(struct gm_job *job, bool retry, const char *fmt, ...)
 
 /* --- which guest does a device belong to ---------------------------------------- */
 
-/* "/dev/sda1" -> drive index of /dev/sda; "btrfsvol:/dev/sda2/sub" -> that of /dev/sda. */
+/* "/dev/sda1" -> drive index of /dev/sda; "btrfsvol:/dev/sda2/sub" -> that of sda. */
 static int drive_of_plain(guestfs_h *g, const char *dev)
 {
 	char buf[256], *whole;
@@ -211,7 +211,8 @@ static int copy_out(struct ctx *c, const char *gpath, const char *host, uint64_t
 static uint64_t budget(struct ctx *c)
 {
 	const struct gm_config *cfg = c->job->cfg;
-	uint64_t left = cfg->max_total_size > c->bytes ? cfg->max_total_size - c->bytes : 0;
+	uint64_t left =
+		cfg->max_total_size > c->bytes ? cfg->max_total_size - c->bytes : 0;
 
 	return left < cfg->max_file_size ? left : cfg->max_file_size;
 }
@@ -257,11 +258,13 @@ static bool copy_kernel_file(struct ctx *c, const char *gpath, const char *kdir,
 		if (size < 0)
 			gm_meta_note(&job->meta, "%s %s: %s", what, gpath, gerr(c->g));
 		else
-			gm_meta_note(&job->meta, "%s %s is %lld bytes, over the %llu-byte limit (%s): "
-				     "not copied", what, gpath, (long long)size,
-				     (unsigned long long)limit,
-				     limit < c->job->cfg->max_file_size ? "max-total-size" :
-									  "max-file-size");
+			gm_meta_note(
+				&job->meta,
+				"%s %s is %lld bytes, over the %llu-byte limit (%s): "
+				"not copied",
+				what, gpath, (long long)size, (unsigned long long)limit,
+				limit < c->job->cfg->max_file_size ? "max-total-size"
+								   : "max-file-size");
 		if (size >= 0 && limit < c->job->cfg->max_file_size)
 			c->bytes_capped = true;
 		free(real);
@@ -295,7 +298,7 @@ static char *read_small(guestfs_h *g, const char *path, size_t max, size_t *len)
 /* GRUB's default kernel (grub.cfg, grubenv), for choosing the default kernel. */
 static void find_boot_default(struct ctx *c)
 {
-	static const char *const dirs[] = { "/boot/grub", "/boot/grub2" };
+	static const char *const dirs[] = {"/boot/grub", "/boot/grub2"};
 	struct gm_meta *m = &c->job->meta;
 
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
@@ -316,7 +319,8 @@ static void find_boot_default(struct ctx *c)
 		if (!ret && gm_version_valid(m->boot_default))
 			return;
 		m->boot_default[0] = '\0';
-		gm_meta_note(m, "%s/grub.cfg: cannot tell its default entry's kernel", dirs[i]);
+		gm_meta_note(m, "%s/grub.cfg: cannot tell its default entry's kernel",
+			     dirs[i]);
 		return;
 	}
 }
@@ -333,7 +337,7 @@ static bool name_ok(const char *name)
 	return true;
 }
 
-/* Copy a folder tree (regular files and folders; symlinks are skipped) within the limits. */
+/* Copy a folder tree (regular files and folders; symlinks skipped) within the limits. */
 static int copy_tree(struct ctx *c, const char *gdir, const char *hdir, int depth,
 		     unsigned *nr_files, unsigned *skipped)
 {
@@ -396,7 +400,7 @@ static int copy_tree(struct ctx *c, const char *gdir, const char *hdir, int dept
 
 struct found {
 	char ver[GM_VERSION_MAX];
-	char image[256];	/* guest path */
+	char image[256]; /* guest path */
 };
 
 static void add_found(struct ctx *c, struct found *list, size_t *n, size_t max,
@@ -406,12 +410,13 @@ static void add_found(struct ctx *c, struct found *list, size_t *n, size_t max,
 		if (!strcmp(list[i].ver, ver))
 			return;
 	if (!gm_version_valid(ver)) {
-		gm_meta_note(&c->job->meta, "kernel image %s: version not usable as a file name",
-			     image);
+		gm_meta_note(&c->job->meta,
+			     "kernel image %s: version not usable as a file name", image);
 		return;
 	}
 	if (*n >= max) {
-		gm_meta_note(&c->job->meta, "more than %zu kernels: %s ignored", max, ver);
+		gm_meta_note(&c->job->meta, "more than %zu kernels: %s ignored", max,
+			     ver);
 		return;
 	}
 	snprintf(list[*n].ver, sizeof(list[*n].ver), "%s", ver);
@@ -472,22 +477,24 @@ static int extract_kernel(struct ctx *c, const struct found *f)
 		ret = gm_mkdirs(kdir, 0700);
 	if (ret)
 		return ret;
-	k->has_vmlinuz = copy_kernel_file(c, f->image, kdir, GM_F_VMLINUZ, "kernel image");
+	k->has_vmlinuz =
+		copy_kernel_file(c, f->image, kdir, GM_F_VMLINUZ, "kernel image");
 	snprintf(gpath, sizeof(gpath), "/boot/config-%s", f->ver);
 	k->has_config = copy_kernel_file(c, gpath, kdir, GM_F_CONFIG, "config");
 	snprintf(gpath, sizeof(gpath), "/boot/System.map-%s", f->ver);
 	k->has_sysmap = copy_kernel_file(c, gpath, kdir, GM_F_SYSMAP, "System.map");
 	snprintf(gpath, sizeof(gpath), "/usr/lib/debug/boot/vmlinux-%s", f->ver);
-	k->has_debug_vmlinux = copy_kernel_file(c, gpath, kdir, GM_F_DEBUG_VMLINUX,
-						"debug vmlinux");
+	k->has_debug_vmlinux =
+		copy_kernel_file(c, gpath, kdir, GM_F_DEBUG_VMLINUX, "debug vmlinux");
 	if (!k->has_debug_vmlinux) {
-		snprintf(gpath, sizeof(gpath), "/usr/lib/debug/lib/modules/%s/vmlinux", f->ver);
-		k->has_debug_vmlinux = copy_kernel_file(c, gpath, kdir, GM_F_DEBUG_VMLINUX,
-							"debug vmlinux");
+		snprintf(gpath, sizeof(gpath), "/usr/lib/debug/lib/modules/%s/vmlinux",
+			 f->ver);
+		k->has_debug_vmlinux = copy_kernel_file(
+			c, gpath, kdir, GM_F_DEBUG_VMLINUX, "debug vmlinux");
 	}
 	snprintf(gpath, sizeof(gpath), "/usr/lib/debug/boot/System.map-%s", f->ver);
-	k->has_debug_sysmap = copy_kernel_file(c, gpath, kdir, GM_F_DEBUG_SYSMAP,
-					       "debug System.map");
+	k->has_debug_sysmap =
+		copy_kernel_file(c, gpath, kdir, GM_F_DEBUG_SYSMAP, "debug System.map");
 
 	snprintf(gpath, sizeof(gpath), "/lib/modules/%s", f->ver);
 	mods = resolve_dir(c->g, gpath);
@@ -503,8 +510,10 @@ static int extract_kernel(struct ctx *c, const struct found *f)
 			ret = 0;
 		}
 		if (skipped)
-			gm_meta_note(&job->meta, "modules of %s: %u entries skipped (symlinks, odd "
-				     "names, or over the limits)", f->ver, skipped);
+			gm_meta_note(&job->meta,
+				     "modules of %s: %u entries skipped (symlinks, odd "
+				     "names, or over the limits)",
+				     f->ver, skipped);
 	}
 	return ret;
 }
@@ -519,8 +528,8 @@ static int by_length(const void *a, const void *b)
 	return lx < ly ? -1 : lx > ly ? 1 : strcmp(x[0], y[0]);
 }
 
-static void get_str(guestfs_h *g, char *(*fn)(guestfs_h *, const char *), const char *root,
-		    char *dst, size_t size)
+static void get_str(guestfs_h *g, char *(*fn)(guestfs_h *, const char *),
+		    const char *root, char *dst, size_t size)
 {
 	char *s = fn(g, root);
 
@@ -537,7 +546,8 @@ static int mount_root(struct ctx *c, const char *root)
 	int ret = 0;
 
 	if (!mps)
-		return job_fail(job, true, "listing the mountpoints of %s: %s", root, gerr(c->g));
+		return job_fail(job, true, "listing the mountpoints of %s: %s", root,
+				gerr(c->g));
 	pairs = calloc(n ? n : 1, sizeof(*pairs));
 	if (!pairs) {
 		free_strings(mps);
@@ -558,8 +568,8 @@ static int mount_root(struct ctx *c, const char *root)
 					 gerr(c->g));
 				ret = job_fail(job, false, "%s", job->meta.error);
 			} else {
-				gm_meta_note(&job->meta, "cannot mount %s on %s: %s", dev, mp,
-					     gerr(c->g));
+				gm_meta_note(&job->meta, "cannot mount %s on %s: %s", dev,
+					     mp, gerr(c->g));
 			}
 			continue;
 		}
@@ -577,7 +587,7 @@ static int mount_root(struct ctx *c, const char *root)
 
 static void inspect_one(guestfs_h *g, struct gm_job *job, const char *root)
 {
-	struct ctx c = { .g = g, .job = job };
+	struct ctx c = {.g = g, .job = job};
 	struct gm_meta *m = &job->meta;
 	const struct gm_config *cfg = job->cfg;
 	struct found *kernels;
@@ -588,7 +598,8 @@ static void inspect_one(guestfs_h *g, struct gm_job *job, const char *root)
 	gm_sanitize(m->root, sizeof(m->root), root);
 	get_str(g, guestfs_inspect_get_type, root, m->os, sizeof(m->os));
 	get_str(g, guestfs_inspect_get_distro, root, m->distro, sizeof(m->distro));
-	get_str(g, guestfs_inspect_get_product_name, root, m->product, sizeof(m->product));
+	get_str(g, guestfs_inspect_get_product_name, root, m->product,
+		sizeof(m->product));
 	get_str(g, guestfs_inspect_get_hostname, root, m->hostname, sizeof(m->hostname));
 	get_str(g, guestfs_inspect_get_arch, root, m->arch, sizeof(m->arch));
 	major = guestfs_inspect_get_major_version(g, root);
@@ -596,8 +607,8 @@ static void inspect_one(guestfs_h *g, struct gm_job *job, const char *root)
 	if (major > 0 || minor > 0)
 		snprintf(m->osversion, sizeof(m->osversion), "%d.%d", major, minor);
 	if (strcmp(m->os, "linux")) {
-		snprintf(m->error, sizeof(m->error), "the OS on %s is %s, not Linux", m->root,
-			 m->os[0] ? m->os : "unknown");
+		snprintf(m->error, sizeof(m->error), "the OS on %s is %s, not Linux",
+			 m->root, m->os[0] ? m->os : "unknown");
 		job_fail(job, false, "%s", m->error);
 		return;
 	}
@@ -614,21 +625,24 @@ static void inspect_one(guestfs_h *g, struct gm_job *job, const char *root)
 	find_boot_default(&c);
 	if (!nk) {
 		snprintf(m->error, sizeof(m->error),
-			 "no kernel installed (no /boot/vmlinuz-* or /lib/modules/*/vmlinuz)");
+			 "no kernel installed "
+			 "(no /boot/vmlinuz-* or /lib/modules/*/vmlinuz)");
 		job_fail(job, false, "%s", m->error);
 	}
 	for (size_t i = 0; i < nk && !job->done; i++) {
 		int ret;
 
-		gm_log("%s: copying kernel %s out of the guest", job->conf->name, kernels[i].ver);
+		gm_log("%s: copying kernel %s out of the guest", job->conf->name,
+		       kernels[i].ver);
 		ret = extract_kernel(&c, &kernels[i]);
 		if (ret)
-			job_fail(job, ret == -EIO, "copying kernel %s: %s", kernels[i].ver,
-				 ret == -EIO ? gerr(g) : strerror(-ret));
+			job_fail(job, ret == -EIO, "copying kernel %s: %s",
+				 kernels[i].ver, ret == -EIO ? gerr(g) : strerror(-ret));
 	}
 	free(kernels);
 	if (c.files_capped)
-		gm_meta_note(m, "stopped copying at %u files (max-files)", cfg->max_files);
+		gm_meta_note(m, "stopped copying at %u files (max-files)",
+			     cfg->max_files);
 	if (c.bytes_capped)
 		gm_meta_note(m, "stopped copying at %llu bytes (max-total-size)",
 			     (unsigned long long)cfg->max_total_size);
@@ -661,12 +675,13 @@ static void check_sizes(guestfs_h *g, struct gm_job **jobs, size_t n)
 			struct gm_job *job = jobs[j];
 			int d = idx - job->first_drive;
 
-			if (job->done || d < 0 || d >= (int)job->conf->nr_disks || !job->vsizes[d] ||
-			    size == (int64_t)job->vsizes[d])
+			if (job->done || d < 0 || d >= (int)job->conf->nr_disks ||
+			    !job->vsizes[d] || size == (int64_t)job->vsizes[d])
 				continue;
 			snprintf(job->meta.error, sizeof(job->meta.error),
-				 "disk %s appears as %lld bytes inside the appliance instead of %llu: "
-				 "QEMU read it as another image format than %s; refused",
+				 "disk %s appears as %lld bytes inside the appliance "
+				 "instead of %llu: QEMU read it as another image format "
+				 "than %s; refused",
 				 job->conf->disks[d].path, (long long)size,
 				 (unsigned long long)job->vsizes[d],
 				 gm_format_name(job->conf->disks[d].format));
@@ -703,9 +718,11 @@ void gm_inspect(struct gm_job **jobs, size_t n)
 	guestfs_set_identifier(g, "guestfs-mount");
 	private = !jobs[0]->cfg->libguestfs_overlay;
 	if (private && (gm_path(ovl_dir, sizeof(ovl_dir), "%s/.tmp-overlays-XXXXXX",
-				jobs[0]->cfg->cache_dir) || !mkdtemp(ovl_dir))) {
+				jobs[0]->cfg->cache_dir) ||
+			!mkdtemp(ovl_dir))) {
 		for (size_t i = 0; i < n; i++)
-			job_fail(jobs[i], true, "cannot create a folder for overlays in the cache");
+			job_fail(jobs[i], true,
+				 "cannot create a folder for overlays in the cache");
 		ovl_dir[0] = '\0';
 		goto out;
 	}
@@ -718,35 +735,45 @@ void gm_inspect(struct gm_job **jobs, size_t n)
 			int ret;
 
 			if (private) {
-				/* Read-only for the guest's disk: it is only our overlay's backing file. */
-				if (gm_path(ovl, sizeof(ovl), "%s/%d.qcow2", ovl_dir, drives) ||
-				    gm_overlay_create(&gc->disks[d], ovl, msg, sizeof(msg))) {
+				/*
+				 * Read-only for the guest's disk: it is only our
+				 * overlay's backing file.
+				 */
+				if (gm_path(ovl, sizeof(ovl), "%s/%d.qcow2", ovl_dir,
+					    drives) ||
+				    gm_overlay_create(&gc->disks[d], ovl, msg,
+						      sizeof(msg))) {
 					job_fail(jobs[i], false, "%s", msg);
 					goto out;
 				}
-				ret = guestfs_add_drive_opts(g, ovl, GUESTFS_ADD_DRIVE_OPTS_FORMAT,
-							     "qcow2", -1);
+				ret = guestfs_add_drive_opts(
+					g, ovl, GUESTFS_ADD_DRIVE_OPTS_FORMAT, "qcow2",
+					-1);
 			} else {
-				ret = guestfs_add_drive_opts(g, gc->disks[d].path,
-							     GUESTFS_ADD_DRIVE_OPTS_READONLY, 1,
-							     GUESTFS_ADD_DRIVE_OPTS_FORMAT,
-							     gm_format_name(gc->disks[d].format), -1);
+				ret = guestfs_add_drive_opts(
+					g, gc->disks[d].path,
+					GUESTFS_ADD_DRIVE_OPTS_READONLY, 1,
+					GUESTFS_ADD_DRIVE_OPTS_FORMAT,
+					gm_format_name(gc->disks[d].format), -1);
 			}
 			if (ret) {
-				job_fail(jobs[i], false, "disk %s: %s", gc->disks[d].path, gerr(g));
+				job_fail(jobs[i], false, "disk %s: %s", gc->disks[d].path,
+					 gerr(g));
 				goto out;
 			}
 		}
 	}
 	t0 = gm_now();
 	if (n == 1)
-		gm_log("%s: launching the libguestfs appliance (%d disk%s)", jobs[0]->conf->name,
-		       drives, drives == 1 ? "" : "s");
+		gm_log("%s: launching the libguestfs appliance (%d disk%s)",
+		       jobs[0]->conf->name, drives, drives == 1 ? "" : "s");
 	else
-		gm_log("launching the libguestfs appliance for %zu guests (%d disks)", n, drives);
+		gm_log("launching the libguestfs appliance for %zu guests (%d disks)", n,
+		       drives);
 	if (guestfs_launch(g)) {
 		for (size_t i = 0; i < n; i++)
-			job_fail(jobs[i], n > 1, "the appliance did not start with %s disk%s: %s",
+			job_fail(jobs[i], n > 1,
+				 "the appliance did not start with %s disk%s: %s",
 				 n > 1 ? "these guests'" : "this guest's",
 				 jobs[i]->conf->nr_disks > 1 ? "s" : "", gerr(g));
 		goto out;
@@ -758,7 +785,7 @@ void gm_inspect(struct gm_job **jobs, size_t n)
 	roots = guestfs_inspect_os(g);
 	inspect_s = gm_now() - t0;
 	if (!roots) {
-		/* Alone, the failure is this disk's doing (e.g. a partition past its end). */
+		/* Alone, the failure is this disk's doing (a partition past its end). */
 		if (n == 1)
 			snprintf(jobs[0]->meta.error, sizeof(jobs[0]->meta.error),
 				 "inspection failed: %s", gerr(g));
@@ -777,8 +804,9 @@ void gm_inspect(struct gm_job **jobs, size_t n)
 		char **mps;
 
 		if (!job) {
-			gm_log("an OS root on %s belongs to no single guest; its guests are "
-			       "inspected alone", roots[r]);
+			gm_log("an OS root on %s belongs to no single guest; "
+			       "its guests are inspected alone",
+			       roots[r]);
 			for (size_t i = 0; i < n; i++)
 				if (!jobs[i]->done)
 					jobs[i]->retry_alone = true;
@@ -786,15 +814,21 @@ void gm_inspect(struct gm_job **jobs, size_t n)
 		}
 		if (job->done || job->meta.root[0]) {
 			if (!job->done)
-				gm_meta_note(&job->meta, "another OS on %s ignored", roots[r]);
+				gm_meta_note(&job->meta, "another OS on %s ignored",
+					     roots[r]);
 			continue;
 		}
-		/* With several guests in one appliance, every filesystem of the OS must be on this guest's disks. */
+		/*
+		 * With several guests in one appliance, every filesystem of the OS
+		 * must be on this guest's disks.
+		 */
 		mps = n > 1 ? guestfs_inspect_get_mountpoints(g, roots[r]) : NULL;
 		for (size_t i = 0; mps && mps[i] && mps[i + 1]; i += 2) {
 			if (owner(g, jobs, n, mps[i + 1]) != job) {
-				job_fail(job, true, "filesystem %s of the OS on %s is not on this "
-					 "guest's disks", mps[i + 1], roots[r]);
+				job_fail(job, true,
+					 "filesystem %s of the OS on %s is not on this "
+					 "guest's disks",
+					 mps[i + 1], roots[r]);
 				break;
 			}
 		}
@@ -808,7 +842,8 @@ void gm_inspect(struct gm_job **jobs, size_t n)
 		if (job->done)
 			continue;
 		if (job->retry_alone) {
-			job_fail(job, true, "inspection was ambiguous with other guests' disks");
+			job_fail(job, true,
+				 "inspection was ambiguous with other guests' disks");
 			continue;
 		}
 		snprintf(job->meta.error, sizeof(job->meta.error),

@@ -17,24 +17,24 @@
 #include "meta.h"
 
 /* Cache folder layout of one kernel, relative to the guest's folder. */
-#define GM_K_DIR		"k"		/* k/<version>/ */
-#define GM_F_VMLINUZ		"guest-vmlinuz"
-#define GM_F_SYSMAP		"guest-System.map"
-#define GM_F_CONFIG		"guest-config"
-#define GM_F_DEBUG_VMLINUX	"guest-vmlinux-debug"
-#define GM_F_DEBUG_SYSMAP	"guest-System.map-debug"
-#define GM_D_MODULES		"guest-modules"	/* the lib/modules/<version> tree */
+#define GM_K_DIR	   "k" /* k/<version>/ */
+#define GM_F_VMLINUZ	   "guest-vmlinuz"
+#define GM_F_SYSMAP	   "guest-System.map"
+#define GM_F_CONFIG	   "guest-config"
+#define GM_F_DEBUG_VMLINUX "guest-vmlinux-debug"
+#define GM_F_DEBUG_SYSMAP  "guest-System.map-debug"
+#define GM_D_MODULES	   "guest-modules" /* the lib/modules/<version> tree */
 
 struct gm_job {
 	const struct gm_guest_conf *conf;
 	const struct gm_config *cfg;
-	char dir[4096];		/* empty folder to copy into */
-	struct gm_meta meta;	/* filled by inspection */
-	int first_drive;	/* index of its first disk in the handle */
-	uint64_t vsizes[GM_MAX_DISKS];	/* size each disk must have in the appliance */
-	int ret;		/* 0, or a negative errno with meta.error / error set */
+	char dir[4096];		       /* empty folder to copy into */
+	struct gm_meta meta;	       /* filled by inspection */
+	int first_drive;	       /* index of its first disk in the handle */
+	uint64_t vsizes[GM_MAX_DISKS]; /* size each disk must have in the appliance */
+	int ret; /* 0, or a negative errno with meta.error / error set */
 	char error[512];
-	bool retry_alone;	/* failed for a reason another launch may not share */
+	bool retry_alone; /* failed for a reason another launch may not share */
 	bool done;
 };
 

@@ -731,7 +731,8 @@ void gm_inspect(struct gm_job **jobs, size_t n)
 
 		jobs[i]->first_drive = drives;
 		for (size_t d = 0; d < gc->nr_disks; d++, drives++) {
-			char ovl[4200], msg[512];
+			char ovl[4200];
+			struct kp_err err = {0};
 			int ret;
 
 			if (private) {
@@ -739,11 +740,15 @@ void gm_inspect(struct gm_job **jobs, size_t n)
 				 * Read-only for the guest's disk: it is only our
 				 * overlay's backing file.
 				 */
-				if (gm_path(ovl, sizeof(ovl), "%s/%d.qcow2", ovl_dir,
-					    drives) ||
-				    gm_overlay_create(&gc->disks[d], ovl, msg,
-						      sizeof(msg))) {
-					job_fail(jobs[i], false, "%s", msg);
+				ret = gm_path(ovl, sizeof(ovl), "%s/%d.qcow2", ovl_dir,
+					      drives);
+				if (ret)
+					kp_errorf(&err, ret, "%s: path too long",
+						  ovl_dir);
+				else
+					ret = gm_overlay_create(&gc->disks[d], ovl, &err);
+				if (ret) {
+					job_fail(jobs[i], false, "%s", err.msg);
 					goto out;
 				}
 				ret = guestfs_add_drive_opts(

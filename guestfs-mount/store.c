@@ -140,9 +140,14 @@ static int identify(struct gm_guest *g, char *msg, size_t size)
 	struct gm_disk_info ids[GM_MAX_DISKS];
 
 	for (size_t i = 0; i < g->conf->nr_disks; i++) {
-		if (gm_disk_identify(&g->conf->disks[i], S.cfg->libguestfs_overlay,
-				     &ids[i], msg, size))
-			return -1;
+		struct kp_err err = {0};
+		int ret = gm_disk_identify(&g->conf->disks[i], S.cfg->libguestfs_overlay,
+					   &ids[i], &err);
+
+		if (ret) {
+			snprintf(msg, size, "%s", err.msg);
+			return ret;
+		}
 	}
 	g->ident.nr = g->conf->nr_disks;
 	for (size_t i = 0; i < g->conf->nr_disks; i++) {

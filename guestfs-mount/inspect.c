@@ -54,22 +54,58 @@ static const char *gerr(guestfs_h *g)
 	return e ? e : "unknown libguestfs error";
 }
 
-static int job_fail(struct gm_job *job, bool retry, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/*
+ * End @job with errno @code and a message, sanitized: libguestfs's errors
+ * quote guest strings. @retry: the cause may be the other guests in this
+ * launch, so the guest is worth inspecting again alone.
+ */
+static int job_vfail(struct gm_job *job, bool retry, int code, const char *fmt,
+		     va_list ap) __attribute__((format(printf, 4, 0)));
 
-static int job_fail(struct gm_job *job, bool retry, const char *fmt, ...)
+static int job_vfail(struct gm_job *job, bool retry, int code, const char *fmt,
+		     va_list ap)
 {
-	char msg[sizeof(job->error)];
+	char msg[sizeof(job->err.msg)], clean[sizeof(job->err.msg)];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	gm_sanitize(clean, sizeof(clean), msg);
+	job->ret = kp_errorf(&job->err, code ? code : EIO, "%s", clean);
+	job->retry_alone = retry;
+	job->done = true;
+	return job->ret;
+}
+
+static int job_fail(struct gm_job *job, bool retry, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int job_fail(struct gm_job *job, bool retry, int code, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	job_vfail(job, retry, code, fmt, ap);
 	va_end(ap);
-	gm_sanitize(job->error, sizeof(job->error), msg);
-	job->retry_alone = retry;
-	job->ret = -EIO;
-	job->done = true;
-	return -EIO;
+	return job->ret;
+}
+
+/*
+ * A conclusion about the guest's content, not about this launch: kept in
+ * the meta too (with its errno, see inspect.h), so that it is cached and
+ * served until the disks change.
+ */
+static int job_conclude(struct gm_job *job, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int job_conclude(struct gm_job *job, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	job_vfail(job, false, code, fmt, ap);
+	va_end(ap);
+	snprintf(job->meta.error, sizeof(job->meta.error), "%s", job->err.msg);
+	job->meta.error_code = job->err.code;
+	return job->ret;
 }
 
 /* --- which guest does a device belong to ---------------------------------------- */
@@ -546,12 +582,12 @@ static int mount_root(struct ctx *c, const char *root)
 	int ret = 0;
 
 	if (!mps)
-		return job_fail(job, true, "listing the mountpoints of %s: %s", root,
+		return job_fail(job, true, EIO, "listing the mountpoints of %s: %s", root,
 				gerr(c->g));
 	pairs = calloc(n ? n : 1, sizeof(*pairs));
 	if (!pairs) {
 		free_strings(mps);
-		return -ENOMEM;
+		return job_fail(job, true, ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < n; i++) {
 		pairs[i][0] = mps[2 * i];
@@ -563,10 +599,10 @@ static int mount_root(struct ctx *c, const char *root)
 
 		if (guestfs_mount_ro(c->g, dev, mp)) {
 			if (!strcmp(mp, "/")) {
-				snprintf(job->meta.error, sizeof(job->meta.error),
-					 "cannot mount the root filesystem %s: %s", dev,
-					 gerr(c->g));
-				ret = job_fail(job, false, "%s", job->meta.error);
+				ret = job_conclude(
+					job, EIO,
+					"cannot mount the root filesystem %s: %s", dev,
+					gerr(c->g));
 			} else {
 				gm_meta_note(&job->meta, "cannot mount %s on %s: %s", dev,
 					     mp, gerr(c->g));
@@ -607,9 +643,8 @@ static void inspect_one(guestfs_h *g, struct gm_job *job, const char *root)
 	if (major > 0 || minor > 0)
 		snprintf(m->osversion, sizeof(m->osversion), "%d.%d", major, minor);
 	if (strcmp(m->os, "linux")) {
-		snprintf(m->error, sizeof(m->error), "the OS on %s is %s, not Linux",
-			 m->root, m->os[0] ? m->os : "unknown");
-		job_fail(job, false, "%s", m->error);
+		job_conclude(job, ENOTSUP, "the OS on %s is %s, not Linux", m->root,
+			     m->os[0] ? m->os : "unknown");
 		return;
 	}
 	if (mount_root(&c, root))
@@ -618,17 +653,15 @@ static void inspect_one(guestfs_h *g, struct gm_job *job, const char *root)
 	       m->osversion, m->product);
 	kernels = calloc(cfg->max_kernels, sizeof(*kernels));
 	if (!kernels) {
-		job_fail(job, true, "out of memory");
+		job_fail(job, true, ENOMEM, "out of memory");
 		return;
 	}
 	nk = find_kernels(&c, kernels, cfg->max_kernels);
 	find_boot_default(&c);
-	if (!nk) {
-		snprintf(m->error, sizeof(m->error),
-			 "no kernel installed "
-			 "(no /boot/vmlinuz-* or /lib/modules/*/vmlinuz)");
-		job_fail(job, false, "%s", m->error);
-	}
+	if (!nk)
+		job_conclude(job, ENOENT,
+			     "no kernel installed "
+			     "(no /boot/vmlinuz-* or /lib/modules/*/vmlinuz)");
 	for (size_t i = 0; i < nk && !job->done; i++) {
 		int ret;
 
@@ -636,7 +669,7 @@ static void inspect_one(guestfs_h *g, struct gm_job *job, const char *root)
 		       kernels[i].ver);
 		ret = extract_kernel(&c, &kernels[i]);
 		if (ret)
-			job_fail(job, ret == -EIO, "copying kernel %s: %s",
+			job_fail(job, ret == -EIO, ret, "copying kernel %s: %s",
 				 kernels[i].ver, ret == -EIO ? gerr(g) : strerror(-ret));
 	}
 	free(kernels);
@@ -650,7 +683,7 @@ static void inspect_one(guestfs_h *g, struct gm_job *job, const char *root)
 	m->bytes = c.bytes;
 	m->extract_s = gm_now() - t0;
 	if (guestfs_umount_all(g) && !job->done)
-		job_fail(job, true, "unmounting: %s", gerr(g));
+		job_fail(job, true, EIO, "unmounting: %s", gerr(g));
 	if (!job->done) {
 		gm_meta_sort_kernels(m);
 		job->ret = 0;
@@ -678,14 +711,13 @@ static void check_sizes(guestfs_h *g, struct gm_job **jobs, size_t n)
 			if (job->done || d < 0 || d >= (int)job->conf->nr_disks ||
 			    !job->vsizes[d] || size == (int64_t)job->vsizes[d])
 				continue;
-			snprintf(job->meta.error, sizeof(job->meta.error),
-				 "disk %s appears as %lld bytes inside the appliance "
-				 "instead of %llu: QEMU read it as another image format "
-				 "than %s; refused",
-				 job->conf->disks[d].path, (long long)size,
-				 (unsigned long long)job->vsizes[d],
-				 gm_format_name(job->conf->disks[d].format));
-			job_fail(job, false, "%s", job->meta.error);
+			job_conclude(job, EMEDIUMTYPE,
+				     "disk %s appears as %lld bytes inside the appliance "
+				     "instead of %llu: QEMU read it as another image "
+				     "format than %s; refused",
+				     job->conf->disks[d].path, (long long)size,
+				     (unsigned long long)job->vsizes[d],
+				     gm_format_name(job->conf->disks[d].format));
 		}
 	}
 	free_strings(devs);
@@ -700,28 +732,32 @@ void gm_inspect(struct gm_job **jobs, size_t n)
 	double t0, launch_s, inspect_s;
 	char ovl_dir[4096] = "";
 	bool private;
-	int drives = 0;
+	int drives = 0, ret = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		jobs[i]->ret = 0;
 		jobs[i]->done = false;
 		jobs[i]->retry_alone = false;
-		jobs[i]->error[0] = '\0';
+		kp_err_clear(&jobs[i]->err);
 	}
 	if (!g) {
 		for (size_t i = 0; i < n; i++)
-			job_fail(jobs[i], false, "cannot create a libguestfs handle");
+			job_fail(jobs[i], false, EIO,
+				 "cannot create a libguestfs handle");
 		return;
 	}
 	/* Errors are collected with guestfs_last_error and reported per guest. */
 	guestfs_set_error_handler(g, NULL, NULL);
 	guestfs_set_identifier(g, "guestfs-mount");
 	private = !jobs[0]->cfg->libguestfs_overlay;
-	if (private && (gm_path(ovl_dir, sizeof(ovl_dir), "%s/.tmp-overlays-XXXXXX",
-				jobs[0]->cfg->cache_dir) ||
-			!mkdtemp(ovl_dir))) {
+	if (private)
+		ret = gm_path(ovl_dir, sizeof(ovl_dir), "%s/.tmp-overlays-XXXXXX",
+			      jobs[0]->cfg->cache_dir);
+	if (private && !ret && !mkdtemp(ovl_dir))
+		ret = -errno;
+	if (ret) {
 		for (size_t i = 0; i < n; i++)
-			job_fail(jobs[i], true,
+			job_fail(jobs[i], true, ret,
 				 "cannot create a folder for overlays in the cache");
 		ovl_dir[0] = '\0';
 		goto out;
@@ -733,7 +769,6 @@ void gm_inspect(struct gm_job **jobs, size_t n)
 		for (size_t d = 0; d < gc->nr_disks; d++, drives++) {
 			char ovl[4200];
 			struct kp_err err = {0};
-			int ret;
 
 			if (private) {
 				/*
@@ -748,7 +783,7 @@ void gm_inspect(struct gm_job **jobs, size_t n)
 				else
 					ret = gm_overlay_create(&gc->disks[d], ovl, &err);
 				if (ret) {
-					job_fail(jobs[i], false, "%s", err.msg);
+					job_fail(jobs[i], false, ret, "%s", err.msg);
 					goto out;
 				}
 				ret = guestfs_add_drive_opts(
@@ -762,8 +797,8 @@ void gm_inspect(struct gm_job **jobs, size_t n)
 					gm_format_name(gc->disks[d].format), -1);
 			}
 			if (ret) {
-				job_fail(jobs[i], false, "disk %s: %s", gc->disks[d].path,
-					 gerr(g));
+				job_fail(jobs[i], false, EIO, "disk %s: %s",
+					 gc->disks[d].path, gerr(g));
 				goto out;
 			}
 		}
@@ -777,7 +812,7 @@ void gm_inspect(struct gm_job **jobs, size_t n)
 		       drives);
 	if (guestfs_launch(g)) {
 		for (size_t i = 0; i < n; i++)
-			job_fail(jobs[i], n > 1,
+			job_fail(jobs[i], n > 1, EIO,
 				 "the appliance did not start with %s disk%s: %s",
 				 n > 1 ? "these guests'" : "this guest's",
 				 jobs[i]->conf->nr_disks > 1 ? "s" : "", gerr(g));
@@ -792,10 +827,11 @@ void gm_inspect(struct gm_job **jobs, size_t n)
 	if (!roots) {
 		/* Alone, the failure is this disk's doing (a partition past its end). */
 		if (n == 1)
-			snprintf(jobs[0]->meta.error, sizeof(jobs[0]->meta.error),
-				 "inspection failed: %s", gerr(g));
-		for (size_t i = 0; i < n; i++)
-			job_fail(jobs[i], n > 1, "inspection failed: %s", gerr(g));
+			job_conclude(jobs[0], EIO, "inspection failed: %s", gerr(g));
+		else
+			for (size_t i = 0; i < n; i++)
+				job_fail(jobs[i], true, EIO, "inspection failed: %s",
+					 gerr(g));
 		goto out;
 	}
 	gm_log("inspection found %zu operating system%s in %.1f s", count_strings(roots),
@@ -830,7 +866,7 @@ void gm_inspect(struct gm_job **jobs, size_t n)
 		mps = n > 1 ? guestfs_inspect_get_mountpoints(g, roots[r]) : NULL;
 		for (size_t i = 0; mps && mps[i] && mps[i + 1]; i += 2) {
 			if (owner(g, jobs, n, mps[i + 1]) != job) {
-				job_fail(job, true,
+				job_fail(job, true, EAGAIN,
 					 "filesystem %s of the OS on %s is not on this "
 					 "guest's disks",
 					 mps[i + 1], roots[r]);
@@ -847,14 +883,13 @@ void gm_inspect(struct gm_job **jobs, size_t n)
 		if (job->done)
 			continue;
 		if (job->retry_alone) {
-			job_fail(job, true,
+			job_fail(job, true, EAGAIN,
 				 "inspection was ambiguous with other guests' disks");
 			continue;
 		}
-		snprintf(job->meta.error, sizeof(job->meta.error),
-			 "no operating system found on the disk%s",
-			 job->conf->nr_disks > 1 ? "s" : "");
-		job_fail(job, false, "%s", job->meta.error);
+		/* The errno that store.c's hint about disk formats looks for. */
+		job_conclude(job, ENOMEDIUM, "no operating system found on the disk%s",
+			     job->conf->nr_disks > 1 ? "s" : "");
 	}
 out:
 	free_strings(roots);

@@ -45,6 +45,7 @@ struct gm_kernel {
 
 struct gm_meta {
 	char error[512];	/* a per-guest error that inspection concluded (cached) */
+	int error_code;		/* its positive errno; what each means: inspect.h */
 	char os[32], distro[64], product[128], osversion[32], hostname[128], arch[32];
 	char root[128];
 	char boot_default[GM_VERSION_MAX];	/* GRUB's default kernel, "" when unknown */

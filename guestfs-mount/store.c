@@ -300,18 +300,15 @@ static void publish(struct gm_guest *g, enum gm_state state, const char *error,
 		}
 	}
 	if (error && state == GM_ERROR) {
+		/* No OS found (inspect.h): a wrong disk format would explain it. */
+		bool no_os = meta && meta->error_code == ENOMEDIUM;
 		const char *like = NULL;
 
-		for (size_t i = 0; i < g->conf->nr_disks; i++)
+		for (size_t i = 0; i < g->conf->nr_disks && no_os; i++)
 			like = like ? like : g->looks_like[i];
 		snprintf(fullerr, sizeof(fullerr), "%s%s%s%s", error,
-			 like && strstr(error, "no operating system")
-				 ? " (a disk configured as raw starts like a "
-				 : "",
-			 like && strstr(error, "no operating system") ? like : "",
-			 like && strstr(error, "no operating system")
-				 ? " image: is that its format?)"
-				 : "");
+			 like ? " (a disk configured as raw starts like a " : "",
+			 like ? like : "", like ? " image: is that its format?)" : "");
 		error = fullerr;
 		gm_log("%s: error: %s", g->conf->name, error);
 	}
@@ -392,11 +389,11 @@ static void finish(struct work *w)
 		/* Not a conclusion about the disk's content: not cached, tried again next
 		 * time. */
 		gm_rm_rf(job->dir);
-		publish(w->g, GM_ERROR, job->error, NULL, NULL);
+		publish(w->g, GM_ERROR, job->err.msg, NULL, NULL);
 		return;
 	}
 	if (job->ret)
-		snprintf(m->error, sizeof(m->error), "%s", job->error);
+		snprintf(m->error, sizeof(m->error), "%s", job->err.msg);
 	for (size_t i = 0; !job->ret && i < m->nr_kernels; i++) {
 		char kdir[4096];
 
@@ -495,7 +492,7 @@ static void run(struct work *ws, size_t n)
 			continue;
 		if (w->job.retry_alone)
 			gm_log("%s: inspecting it alone (%s)", w->g->conf->name,
-			       w->job.error);
+			       w->job.err.msg);
 		gm_meta_release(&w->job.meta);
 		gm_rm_rf(w->job.dir);
 		mkdir(w->job.dir, 0700);

@@ -110,6 +110,25 @@ static void test_save_load_roundtrip(void **state)
 	gm_meta_release(&m);
 }
 
+/* A concluded error keeps its errno across a restart: store.c's hint tests it. */
+static void test_error_code_roundtrip(void **state)
+{
+	char path[] = "/tmp/gm-meta-XXXXXX";
+	struct gm_meta m = { 0 }, l;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(m.error, sizeof(m.error), "no operating system found on the disk");
+	m.error_code = ENOMEDIUM;
+	assert_int_equal(gm_meta_save(&m, path), 0);
+	assert_int_equal(gm_meta_load(&l, path), 0);
+	assert_string_equal(l.error, m.error);
+	assert_int_equal(l.error_code, ENOMEDIUM);
+	gm_meta_release(&l);
+	unlink(path);
+}
+
 static void test_info_text_and_json(void **state)
 {
 	struct gm_guest_conf gc = { .name = "web1", .nr_disks = 1 };
@@ -172,6 +191,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sort_newest_first),
 		cmocka_unit_test(test_save_load_roundtrip),
+		cmocka_unit_test(test_error_code_roundtrip),
 		cmocka_unit_test(test_info_text_and_json),
 		cmocka_unit_test(test_sanitize_and_json_escape),
 	};

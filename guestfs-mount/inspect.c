@@ -497,12 +497,38 @@ static size_t find_kernels(struct ctx *c, struct found *list, size_t max)
 	return n;
 }
 
+/* The lib/modules/<version> tree, if there is one, into @kdir. */
+static int copy_modules(struct ctx *c, const char *ver, const char *kdir)
+{
+	char gpath[512], hdir[4096], *mods;
+	unsigned skipped = 0, nfiles = 0;
+	int ret;
+
+	snprintf(gpath, sizeof(gpath), "/lib/modules/%s", ver);
+	mods = resolve_dir(c->g, gpath);
+	if (!mods)
+		return 0;
+	ret = gm_path(hdir, sizeof(hdir), "%s/" GM_D_MODULES, kdir);
+	if (!ret)
+		ret = copy_tree(c, mods, hdir, 0, &nfiles, &skipped);
+	free(mods);
+	if (ret == -EIO) {
+		gm_meta_note(&c->job->meta, "modules of %s: %s", ver, gerr(c->g));
+		ret = 0;
+	}
+	if (skipped)
+		gm_meta_note(&c->job->meta,
+			     "modules of %s: %u entries skipped (symlinks, odd "
+			     "names, or over the limits)",
+			     ver, skipped);
+	return ret;
+}
+
 static int extract_kernel(struct ctx *c, const struct found *f)
 {
 	struct gm_job *job = c->job;
 	struct gm_kernel *k = gm_meta_add_kernel(&job->meta, f->ver);
-	char kdir[4096], gpath[512], *mods;
-	unsigned skipped = 0, nfiles = 0;
+	char kdir[4096], gpath[512];
 	int ret;
 
 	if (!k)
@@ -531,27 +557,7 @@ static int extract_kernel(struct ctx *c, const struct found *f)
 	snprintf(gpath, sizeof(gpath), "/usr/lib/debug/boot/System.map-%s", f->ver);
 	k->has_debug_sysmap =
 		copy_kernel_file(c, gpath, kdir, GM_F_DEBUG_SYSMAP, "debug System.map");
-
-	snprintf(gpath, sizeof(gpath), "/lib/modules/%s", f->ver);
-	mods = resolve_dir(c->g, gpath);
-	if (mods) {
-		char hdir[4096];
-
-		ret = gm_path(hdir, sizeof(hdir), "%s/" GM_D_MODULES, kdir);
-		if (!ret)
-			ret = copy_tree(c, mods, hdir, 0, &nfiles, &skipped);
-		free(mods);
-		if (ret == -EIO) {
-			gm_meta_note(&job->meta, "modules of %s: %s", f->ver, gerr(c->g));
-			ret = 0;
-		}
-		if (skipped)
-			gm_meta_note(&job->meta,
-				     "modules of %s: %u entries skipped (symlinks, odd "
-				     "names, or over the limits)",
-				     f->ver, skipped);
-	}
-	return ret;
+	return copy_modules(c, f->ver, kdir);
 }
 
 /* --- one guest -------------------------------------------------------------------- */
@@ -621,14 +627,9 @@ static int mount_root(struct ctx *c, const char *root)
 	return ret;
 }
 
-static void inspect_one(guestfs_h *g, struct gm_job *job, const char *root)
+/* What inspection says of the OS at @root, into the meta (sanitized). */
+static void describe_os(guestfs_h *g, struct gm_meta *m, const char *root)
 {
-	struct ctx c = {.g = g, .job = job};
-	struct gm_meta *m = &job->meta;
-	const struct gm_config *cfg = job->cfg;
-	struct found *kernels;
-	size_t nk;
-	double t0 = gm_now();
 	int major, minor;
 
 	gm_sanitize(m->root, sizeof(m->root), root);
@@ -642,22 +643,22 @@ static void inspect_one(guestfs_h *g, struct gm_job *job, const char *root)
 	minor = guestfs_inspect_get_minor_version(g, root);
 	if (major > 0 || minor > 0)
 		snprintf(m->osversion, sizeof(m->osversion), "%d.%d", major, minor);
-	if (strcmp(m->os, "linux")) {
-		job_conclude(job, ENOTSUP, "the OS on %s is %s, not Linux", m->root,
-			     m->os[0] ? m->os : "unknown");
-		return;
-	}
-	if (mount_root(&c, root))
-		return;
-	gm_log("%s: %s %s (%s), mounted in the appliance", job->conf->name, m->distro,
-	       m->osversion, m->product);
-	kernels = calloc(cfg->max_kernels, sizeof(*kernels));
+}
+
+/* Every installed kernel's files, copied out of the mounted guest. */
+static void copy_kernels(struct ctx *c)
+{
+	struct gm_job *job = c->job;
+	const struct gm_config *cfg = job->cfg;
+	struct found *kernels = calloc(cfg->max_kernels, sizeof(*kernels));
+	size_t nk;
+
 	if (!kernels) {
 		job_fail(job, true, ENOMEM, "out of memory");
 		return;
 	}
-	nk = find_kernels(&c, kernels, cfg->max_kernels);
-	find_boot_default(&c);
+	nk = find_kernels(c, kernels, cfg->max_kernels);
+	find_boot_default(c);
 	if (!nk)
 		job_conclude(job, ENOENT,
 			     "no kernel installed "
@@ -667,18 +668,38 @@ static void inspect_one(guestfs_h *g, struct gm_job *job, const char *root)
 
 		gm_log("%s: copying kernel %s out of the guest", job->conf->name,
 		       kernels[i].ver);
-		ret = extract_kernel(&c, &kernels[i]);
+		ret = extract_kernel(c, &kernels[i]);
 		if (ret)
 			job_fail(job, ret == -EIO, ret, "copying kernel %s: %s",
-				 kernels[i].ver, ret == -EIO ? gerr(g) : strerror(-ret));
+				 kernels[i].ver,
+				 ret == -EIO ? gerr(c->g) : strerror(-ret));
 	}
 	free(kernels);
-	if (c.files_capped)
-		gm_meta_note(m, "stopped copying at %u files (max-files)",
+	if (c->files_capped)
+		gm_meta_note(&job->meta, "stopped copying at %u files (max-files)",
 			     cfg->max_files);
-	if (c.bytes_capped)
-		gm_meta_note(m, "stopped copying at %llu bytes (max-total-size)",
+	if (c->bytes_capped)
+		gm_meta_note(&job->meta, "stopped copying at %llu bytes (max-total-size)",
 			     (unsigned long long)cfg->max_total_size);
+}
+
+static void inspect_one(guestfs_h *g, struct gm_job *job, const char *root)
+{
+	struct ctx c = {.g = g, .job = job};
+	struct gm_meta *m = &job->meta;
+	double t0 = gm_now();
+
+	describe_os(g, m, root);
+	if (strcmp(m->os, "linux")) {
+		job_conclude(job, ENOTSUP, "the OS on %s is %s, not Linux", m->root,
+			     m->os[0] ? m->os : "unknown");
+		return;
+	}
+	if (mount_root(&c, root))
+		return;
+	gm_log("%s: %s %s (%s), mounted in the appliance", job->conf->name, m->distro,
+	       m->osversion, m->product);
+	copy_kernels(&c);
 	m->files = c.files;
 	m->bytes = c.bytes;
 	m->extract_s = gm_now() - t0;
@@ -725,85 +746,90 @@ static void check_sizes(guestfs_h *g, struct gm_job **jobs, size_t n)
 
 /* --- the launch --------------------------------------------------------------------- */
 
-void gm_inspect(struct gm_job **jobs, size_t n)
+/*
+ * Our qcow2 overlay over @disk, made in @ovl_dir and added to @g: the
+ * guest's disk is only its backing file, opened read-only.
+ */
+static int add_overlay(guestfs_h *g, struct gm_job *job, const struct gm_disk *disk,
+		       int drive, const char *ovl_dir)
 {
-	guestfs_h *g = guestfs_create();
-	char **roots = NULL;
-	double t0, launch_s, inspect_s;
-	char ovl_dir[4096] = "";
-	bool private;
-	int drives = 0, ret = 0;
+	struct kp_err err = {0};
+	char ovl[4200];
+	int ret = gm_path(ovl, sizeof(ovl), "%s/%d.qcow2", ovl_dir, drive);
 
-	for (size_t i = 0; i < n; i++) {
-		jobs[i]->ret = 0;
-		jobs[i]->done = false;
-		jobs[i]->retry_alone = false;
-		kp_err_clear(&jobs[i]->err);
-	}
-	if (!g) {
-		for (size_t i = 0; i < n; i++)
-			job_fail(jobs[i], false, EIO,
-				 "cannot create a libguestfs handle");
-		return;
-	}
-	/* Errors are collected with guestfs_last_error and reported per guest. */
-	guestfs_set_error_handler(g, NULL, NULL);
-	guestfs_set_identifier(g, "guestfs-mount");
-	private = !jobs[0]->cfg->libguestfs_overlay;
-	if (private)
-		ret = gm_path(ovl_dir, sizeof(ovl_dir), "%s/.tmp-overlays-XXXXXX",
-			      jobs[0]->cfg->cache_dir);
-	if (private && !ret && !mkdtemp(ovl_dir))
-		ret = -errno;
-	if (ret) {
-		for (size_t i = 0; i < n; i++)
-			job_fail(jobs[i], true, ret,
-				 "cannot create a folder for overlays in the cache");
-		ovl_dir[0] = '\0';
-		goto out;
-	}
+	if (ret)
+		kp_errorf(&err, ret, "%s: path too long", ovl_dir);
+	else
+		ret = gm_overlay_create(disk, ovl, &err);
+	if (ret)
+		return job_fail(job, false, ret, "%s", err.msg);
+	if (guestfs_add_drive_opts(g, ovl, GUESTFS_ADD_DRIVE_OPTS_FORMAT, "qcow2", -1))
+		return job_fail(job, false, EIO, "disk %s: %s", disk->path, gerr(g));
+	return 0;
+}
+
+/*
+ * Add one disk of @job as drive @drive: through a private overlay in
+ * @ovl_dir, or, with @ovl_dir NULL, read-only through libguestfs's own.
+ */
+static int add_drive(guestfs_h *g, struct gm_job *job, const struct gm_disk *disk,
+		     int drive, const char *ovl_dir)
+{
+	if (ovl_dir)
+		return add_overlay(g, job, disk, drive, ovl_dir);
+	if (guestfs_add_drive_opts(g, disk->path, GUESTFS_ADD_DRIVE_OPTS_READONLY, 1,
+				   GUESTFS_ADD_DRIVE_OPTS_FORMAT,
+				   gm_format_name(disk->format), -1))
+		return job_fail(job, false, EIO, "disk %s: %s", disk->path, gerr(g));
+	return 0;
+}
+
+/*
+ * Every disk of every job, in order. Returns the number of drives, or -1
+ * with every job failed: the others only for sharing the launch.
+ */
+static int add_drives(guestfs_h *g, struct gm_job **jobs, size_t n, const char *ovl_dir)
+{
+	int drives = 0;
+
 	for (size_t i = 0; i < n; i++) {
 		const struct gm_guest_conf *gc = jobs[i]->conf;
 
 		jobs[i]->first_drive = drives;
-		for (size_t d = 0; d < gc->nr_disks; d++, drives++) {
-			char ovl[4200];
-			struct kp_err err = {0};
-
-			if (private) {
-				/*
-				 * Read-only for the guest's disk: it is only our
-				 * overlay's backing file.
-				 */
-				ret = gm_path(ovl, sizeof(ovl), "%s/%d.qcow2", ovl_dir,
-					      drives);
-				if (ret)
-					kp_errorf(&err, ret, "%s: path too long",
-						  ovl_dir);
-				else
-					ret = gm_overlay_create(&gc->disks[d], ovl, &err);
-				if (ret) {
-					job_fail(jobs[i], false, ret, "%s", err.msg);
-					goto out;
-				}
-				ret = guestfs_add_drive_opts(
-					g, ovl, GUESTFS_ADD_DRIVE_OPTS_FORMAT, "qcow2",
-					-1);
-			} else {
-				ret = guestfs_add_drive_opts(
-					g, gc->disks[d].path,
-					GUESTFS_ADD_DRIVE_OPTS_READONLY, 1,
-					GUESTFS_ADD_DRIVE_OPTS_FORMAT,
-					gm_format_name(gc->disks[d].format), -1);
-			}
-			if (ret) {
-				job_fail(jobs[i], false, EIO, "disk %s: %s",
-					 gc->disks[d].path, gerr(g));
-				goto out;
-			}
-		}
+		for (size_t d = 0; d < gc->nr_disks; d++, drives++)
+			if (add_drive(g, jobs[i], &gc->disks[d], drives, ovl_dir))
+				goto failed;
 	}
-	t0 = gm_now();
+	return drives;
+failed:
+	for (size_t i = 0; i < n; i++)
+		if (!jobs[i]->done)
+			job_fail(jobs[i], true, EAGAIN,
+				 "another guest's disk could not be added to the "
+				 "appliance");
+	return -1;
+}
+
+/* A folder in the cache for the private overlays, removed after the launch. */
+static int make_ovl_dir(struct gm_job **jobs, size_t n, char *dir, size_t size)
+{
+	int ret = gm_path(dir, size, "%s/.tmp-overlays-XXXXXX", jobs[0]->cfg->cache_dir);
+
+	if (!ret && !mkdtemp(dir))
+		ret = -errno;
+	if (!ret)
+		return 0;
+	dir[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		job_fail(jobs[i], true, ret,
+			 "cannot create a folder for overlays in the cache");
+	return ret;
+}
+
+static int launch(guestfs_h *g, struct gm_job **jobs, size_t n, int drives)
+{
+	double t0 = gm_now(), launch_s;
+
 	if (n == 1)
 		gm_log("%s: launching the libguestfs appliance (%d disk%s)",
 		       jobs[0]->conf->name, drives, drives == 1 ? "" : "s");
@@ -816,14 +842,22 @@ void gm_inspect(struct gm_job **jobs, size_t n)
 				 "the appliance did not start with %s disk%s: %s",
 				 n > 1 ? "these guests'" : "this guest's",
 				 jobs[i]->conf->nr_disks > 1 ? "s" : "", gerr(g));
-		goto out;
+		return -EIO;
 	}
 	launch_s = gm_now() - t0;
+	for (size_t i = 0; i < n; i++)
+		jobs[i]->meta.launch_s = launch_s;
 	gm_log("appliance up in %.1f s; inspecting", launch_s);
-	check_sizes(g, jobs, n);
-	t0 = gm_now();
-	roots = guestfs_inspect_os(g);
-	inspect_s = gm_now() - t0;
+	return 0;
+}
+
+/* The OS roots inspection finds on all the disks, or NULL with the jobs failed. */
+static char **find_roots(guestfs_h *g, struct gm_job **jobs, size_t n)
+{
+	double t0 = gm_now();
+	char **roots = guestfs_inspect_os(g);
+	double inspect_s = gm_now() - t0;
+
 	if (!roots) {
 		/* Alone, the failure is this disk's doing (a partition past its end). */
 		if (n == 1)
@@ -832,17 +866,42 @@ void gm_inspect(struct gm_job **jobs, size_t n)
 			for (size_t i = 0; i < n; i++)
 				job_fail(jobs[i], true, EIO, "inspection failed: %s",
 					 gerr(g));
-		goto out;
+		return NULL;
 	}
 	gm_log("inspection found %zu operating system%s in %.1f s", count_strings(roots),
 	       count_strings(roots) == 1 ? "" : "s", inspect_s);
-	for (size_t i = 0; i < n; i++) {
-		jobs[i]->meta.launch_s = launch_s;
+	for (size_t i = 0; i < n; i++)
 		jobs[i]->meta.inspect_s = inspect_s;
+	return roots;
+}
+
+/*
+ * With several guests in one appliance, every filesystem of the OS at @root
+ * must be on @job's disks.
+ */
+static bool all_on_own_disks(guestfs_h *g, struct gm_job **jobs, size_t n,
+			     struct gm_job *job, const char *root)
+{
+	char **mps = n > 1 ? guestfs_inspect_get_mountpoints(g, root) : NULL;
+	bool ok = true;
+
+	for (size_t i = 0; mps && mps[i] && mps[i + 1] && ok; i += 2) {
+		ok = owner(g, jobs, n, mps[i + 1]) == job;
+		if (!ok)
+			job_fail(job, true, EAGAIN,
+				 "filesystem %s of the OS on %s is not on this "
+				 "guest's disks",
+				 mps[i + 1], root);
 	}
+	free_strings(mps);
+	return ok;
+}
+
+/* Each OS root to the guest whose disks hold it; the first one per guest wins. */
+static void inspect_roots(guestfs_h *g, struct gm_job **jobs, size_t n, char **roots)
+{
 	for (size_t r = 0; roots[r]; r++) {
 		struct gm_job *job = n == 1 ? jobs[0] : owner(g, jobs, n, roots[r]);
-		char **mps;
 
 		if (!job) {
 			gm_log("an OS root on %s belongs to no single guest; "
@@ -859,24 +918,14 @@ void gm_inspect(struct gm_job **jobs, size_t n)
 					     roots[r]);
 			continue;
 		}
-		/*
-		 * With several guests in one appliance, every filesystem of the OS
-		 * must be on this guest's disks.
-		 */
-		mps = n > 1 ? guestfs_inspect_get_mountpoints(g, roots[r]) : NULL;
-		for (size_t i = 0; mps && mps[i] && mps[i + 1]; i += 2) {
-			if (owner(g, jobs, n, mps[i + 1]) != job) {
-				job_fail(job, true, EAGAIN,
-					 "filesystem %s of the OS on %s is not on this "
-					 "guest's disks",
-					 mps[i + 1], roots[r]);
-				break;
-			}
-		}
-		free_strings(mps);
-		if (!job->done)
+		if (all_on_own_disks(g, jobs, n, job, roots[r]))
 			inspect_one(g, job, roots[r]);
 	}
+}
+
+/* The jobs no OS root was found for. */
+static void conclude_no_os(struct gm_job **jobs, size_t n)
+{
 	for (size_t i = 0; i < n; i++) {
 		struct gm_job *job = jobs[i];
 
@@ -891,6 +940,42 @@ void gm_inspect(struct gm_job **jobs, size_t n)
 		job_conclude(job, ENOMEDIUM, "no operating system found on the disk%s",
 			     job->conf->nr_disks > 1 ? "s" : "");
 	}
+}
+
+void gm_inspect(struct gm_job **jobs, size_t n)
+{
+	guestfs_h *g = guestfs_create();
+	char ovl_dir[4096] = "", **roots = NULL;
+	bool private = !jobs[0]->cfg->libguestfs_overlay;
+	int drives;
+	double t0;
+
+	for (size_t i = 0; i < n; i++) {
+		jobs[i]->ret = 0;
+		jobs[i]->done = false;
+		jobs[i]->retry_alone = false;
+		kp_err_clear(&jobs[i]->err);
+	}
+	if (!g) {
+		for (size_t i = 0; i < n; i++)
+			job_fail(jobs[i], false, EIO,
+				 "cannot create a libguestfs handle");
+		return;
+	}
+	/* Errors are collected with guestfs_last_error and reported per guest. */
+	guestfs_set_error_handler(g, NULL, NULL);
+	guestfs_set_identifier(g, "guestfs-mount");
+	if (private && make_ovl_dir(jobs, n, ovl_dir, sizeof(ovl_dir)))
+		goto out;
+	drives = add_drives(g, jobs, n, private ? ovl_dir : NULL);
+	if (drives < 0 || launch(g, jobs, n, drives))
+		goto out;
+	check_sizes(g, jobs, n);
+	roots = find_roots(g, jobs, n);
+	if (!roots)
+		goto out;
+	inspect_roots(g, jobs, n, roots);
+	conclude_no_os(jobs, n);
 out:
 	free_strings(roots);
 	t0 = gm_now();

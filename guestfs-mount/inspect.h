@@ -6,6 +6,9 @@
  * out (in bounded pieces, within the configured limits) into a folder of the
  * cache. Guest filesystems are only ever parsed inside the appliance, and
  * guest symlinks are only ever resolved there (guestfs_realpath).
+ *
+ * inspect.c does the launch and gives each OS found to its guest;
+ * extract.c copies one guest's kernels out (extract.h is between them).
  */
 #ifndef GM_INSPECT_H
 #define GM_INSPECT_H

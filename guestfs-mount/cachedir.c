@@ -66,9 +66,11 @@ int gm_cache_identify(struct gm_guest *g, struct kp_err *err)
 	struct gm_disk_info ids[GM_MAX_DISKS];
 
 	for (size_t i = 0; i < g->conf->nr_disks; i++) {
-		if (gm_disk_identify(&g->conf->disks[i], cfg->libguestfs_overlay, &ids[i],
-				     err->msg, sizeof(err->msg)))
-			return -EINVAL;
+		int ret = gm_disk_identify(&g->conf->disks[i], cfg->libguestfs_overlay,
+					   &ids[i], err);
+
+		if (ret)
+			return ret;
 	}
 	g->ident.nr = g->conf->nr_disks;
 	for (size_t i = 0; i < g->conf->nr_disks; i++) {

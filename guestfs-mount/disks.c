@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,7 @@
 
 extern char **environ;
 
-/* --- QEMU's format probes, by the bytes they look at ----------------------------------- */
+/* --- QEMU's format probes, by the bytes they look at -------------------------------- */
 
 /*
  * vmdk text descriptors, as QEMU's vmdk_probe() reads them: comment lines
@@ -44,10 +45,10 @@ static bool vmdk_text(const unsigned char *buf, size_t len)
 			p++;
 			continue;
 		}
-		if (end - p >= 10 && !strncmp(p, "version=", 8) && p[8] >= '1' && p[8] <= '3' &&
-		    (p[9] == '\n' || (end - p >= 11 && p[9] == '\r' && p[10] == '\n')))
-			return true;
-		return false;
+		/* The first other line must be "version=1", "=2" or "=3", alone. */
+		if (end - p < 10 || strncmp(p, "version=", 8) || p[8] < '1' || p[8] > '3')
+			return false;
+		return p[9] == '\n' || (end - p >= 11 && p[9] == '\r' && p[10] == '\n');
 	}
 	return false;
 }
@@ -60,18 +61,18 @@ const char *gm_probe_magic(const unsigned char *b, size_t len)
 		const char *magic;
 		size_t mlen;
 	} magics[] = {
-		{ "qcow2", 0, "QFI\xfb", 4 },
-		{ "qed", 0, "QED\0", 4 },
-		{ "vhdx", 0, "vhdxfile", 8 },
-		{ "vpc", 0, "conectix", 8 },
-		{ "vmdk", 0, "KDMV", 4 },
-		{ "vmdk", 0, "COWD", 4 },
-		{ "parallels", 0, "WithoutFreeSpace", 16 },
-		{ "parallels", 0, "WithouFreSpacExt", 16 },
-		{ "bochs", 0, "Bochs Virtual HD Image", 22 },
-		{ "cloop", 0, "#!/bin/sh\n#V2.0 Format\n", 23 },
-		{ "vdi", 0x40, "\x7f\x10\xda\xbe", 4 },
-		{ "luks", 0, "LUKS\xba\xbe", 6 },
+		{"qcow2", 0, "QFI\xfb", 4},
+		{"qed", 0, "QED\0", 4},
+		{"vhdx", 0, "vhdxfile", 8},
+		{"vpc", 0, "conectix", 8},
+		{"vmdk", 0, "KDMV", 4},
+		{"vmdk", 0, "COWD", 4},
+		{"parallels", 0, "WithoutFreeSpace", 16},
+		{"parallels", 0, "WithouFreSpacExt", 16},
+		{"bochs", 0, "Bochs Virtual HD Image", 22},
+		{"cloop", 0, "#!/bin/sh\n#V2.0 Format\n", 23},
+		{"vdi", 0x40, "\x7f\x10\xda\xbe", 4},
+		{"luks", 0, "LUKS\xba\xbe", 6},
 	};
 
 	for (size_t i = 0; i < sizeof(magics) / sizeof(magics[0]); i++)
@@ -81,9 +82,12 @@ const char *gm_probe_magic(const unsigned char *b, size_t len)
 	return vmdk_text(b, len) ? "vmdk" : NULL;
 }
 
-/* --- running qemu-img ------------------------------------------------------------------ */
+/* --- running qemu-img --------------------------------------------------------------- */
 
-/* Run argv, collecting stdout and stderr (at most @size - 1 bytes). Returns the exit status. */
+/*
+ * Run argv, collecting stdout and stderr (at most @size - 1 bytes). Returns
+ * the exit status.
+ */
 static int run(char *const argv[], char *out, size_t size)
 {
 	posix_spawn_file_actions_t fa;
@@ -92,8 +96,10 @@ static int run(char *const argv[], char *out, size_t size)
 	pid_t pid;
 
 	out[0] = '\0';
-	if (pipe2(pfd, O_CLOEXEC))
+	if (pipe2(pfd, O_CLOEXEC)) {
+		snprintf(out, size, "cannot run %s: %s", argv[0], strerror(errno));
 		return -1;
+	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
@@ -109,8 +115,8 @@ static int run(char *const argv[], char *out, size_t size)
 	close(pfd[1]);
 	for (;;) {
 		char sink[4096];
-		ssize_t n = len + 1 < size ? read(pfd[0], out + len, size - 1 - len) :
-					     read(pfd[0], sink, sizeof(sink));
+		ssize_t n = len + 1 < size ? read(pfd[0], out + len, size - 1 - len)
+					   : read(pfd[0], sink, sizeof(sink));
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -124,6 +130,31 @@ static int run(char *const argv[], char *out, size_t size)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * Run qemu-img with the arguments up to NULL, as run() does. One variadic
+ * call per use keeps each command line readable where it is built.
+ */
+static int qemu_img(char *out, size_t size, ...) __attribute__((sentinel));
+
+static int qemu_img(char *out, size_t size, ...)
+{
+	char *argv[16] = {"qemu-img"};
+	const char *arg;
+	size_t n = 1;
+	va_list ap;
+
+	va_start(ap, size);
+	while ((arg = va_arg(ap, const char *)) && n < sizeof(argv) / sizeof(argv[0]) - 1)
+		argv[n++] = (char *)arg; /* posix_spawn's argv is not const */
+	va_end(ap);
+	if (arg) {
+		/* A caller's bug: argv[] above is too short. */
+		snprintf(out, size, "qemu-img: too many arguments");
+		return -E2BIG;
+	}
+	return run(argv, out, size);
 }
 
 static void first_line(char *s)
@@ -153,54 +184,71 @@ static bool json_string(const char *json, const char *key, char *out, size_t siz
 	return *p == '"';
 }
 
+#define CHAIN_PATH_MAX 4096 /* a backing file's name, as qemu-img info prints it */
+
+/* A qemu-img run that failed, with the first line it printed. */
+static int qemu_img_failed(struct kp_err *err, const char *path, const char *what,
+			   char *out)
+{
+	first_line(out);
+	return kp_errorf(err, EIO, "disk %s: %s: %s", path, what,
+			 out[0] ? out : "failed");
+}
+
+/*
+ * One step down a qcow2 backing chain: 1 with @cur and @fmt set to the next
+ * qcow2 image, 0 at the end of the chain, or a negative errno.
+ */
+static int qcow2_next(const char *path, const char *out, char *cur, char *fmt,
+		      size_t fmt_size, struct kp_err *err)
+{
+	if (!strstr(out, "\"backing-filename\":"))
+		return 0;
+	if (!json_string(out, "backing-filename-format", fmt, fmt_size))
+		return kp_errorf(err, EPERM,
+				 "disk %s: a backing file has no recorded format, so "
+				 "QEMU would probe it; "
+				 "record it (qemu-img rebase -u -F FORMAT)",
+				 path);
+	if (strcmp(fmt, "qcow2"))
+		return 0; /* raw (or another leaf format): the chain ends here */
+	if (!json_string(out, "full-backing-filename", cur, CHAIN_PATH_MAX))
+		return kp_errorf(err, EIO, "disk %s: cannot follow its backing chain",
+				 path);
+	return 1;
+}
+
 /*
  * qemu-img info of a qcow2 disk, one image at a time down its backing chain,
  * each opened with its recorded format: a backing file without one would be
  * probed (and its content is the guest's), so it is refused.
  */
-static int qcow2_info(const char *path, uint64_t *vsize, char *msg, size_t size)
+static int qcow2_info(const char *path, uint64_t *vsize, struct kp_err *err)
 {
-	char *out = malloc(1 << 16), *cur = malloc(4096), fmt[16] = "qcow2";
-	int ret = -1;
+	char *out = malloc(1 << 16), *cur = malloc(CHAIN_PATH_MAX), fmt[16] = "qcow2";
+	int ret = 1;
 
 	if (!out || !cur) {
-		snprintf(msg, size, "out of memory");
+		ret = kp_errorf(err, ENOMEM, "disk %s: out of memory", path);
 		goto done;
 	}
-	snprintf(cur, 4096, "%s", path);
-	for (int depth = 0; depth < 16; depth++) {
-		char *argv[] = { "qemu-img", "info", "-U", "--output=json", "-f", fmt, cur, NULL };
-		const char *v;
-
-		if (run(argv, out, 1 << 16)) {
-			first_line(out);
-			snprintf(msg, size, "disk %s: qemu-img info: %s", path,
-				 out[0] ? out : "failed");
+	snprintf(cur, CHAIN_PATH_MAX, "%s", path);
+	for (int depth = 0; depth < 16 && ret > 0; depth++) {
+		if (qemu_img(out, 1 << 16, "info", "-U", "--output=json", "-f", fmt, cur,
+			     NULL)) {
+			ret = qemu_img_failed(err, path, "qemu-img info", out);
 			goto done;
 		}
 		if (!depth) {
-			v = strstr(out, "\"virtual-size\":");
+			const char *v = strstr(out, "\"virtual-size\":");
+
 			*vsize = v ? strtoull(v + 15, NULL, 10) : 0;
 		}
-		if (!strstr(out, "\"backing-filename\":")) {
-			ret = 0;
-			goto done;
-		}
-		if (!json_string(out, "backing-filename-format", fmt, sizeof(fmt))) {
-			snprintf(msg, size, "disk %s: a backing file has no recorded format, so "
-				 "QEMU would probe it; record it (qemu-img rebase -u -F FORMAT)", path);
-			goto done;
-		}
-		if (strcmp(fmt, "qcow2")) {
-			ret = 0; /* raw (or another leaf format): the chain ends here */
-			goto done;
-		}
-		if (!json_string(out, "full-backing-filename", cur, 4096)) {
-			snprintf(msg, size, "disk %s: cannot follow its backing chain", path);
-			goto done;
-		}
+		ret = qcow2_next(path, out, cur, fmt, sizeof(fmt), err);
 	}
-	snprintf(msg, size, "disk %s: backing chain deeper than 16 images", path);
+	if (ret > 0)
+		ret = kp_errorf(err, ELOOP,
+				"disk %s: backing chain deeper than 16 images", path);
 done:
 	free(out);
 	free(cur);
@@ -208,66 +256,75 @@ done:
 }
 
 /* The first bytes of a qcow2 disk's content, read by qemu-img with the format given. */
-static int qcow2_head(const char *path, unsigned char *buf, size_t len, char *msg, size_t size)
+static int qcow2_head(const char *path, unsigned char *buf, size_t len,
+		      struct kp_err *err)
 {
-	char tmpl[] = "/tmp/guestfs-mount-head.XXXXXX", of[64], out[512];
-	char bs[32], *argv[] = { "qemu-img", "dd", "-U", "-f", "qcow2", "-O", "raw", bs,
-				 "count=1", NULL, of, NULL };
+	char tmpl[] = "/tmp/guestfs-mount-head.XXXXXX", of[64], out[512], bs[32];
 	char ifarg[4200];
-	int fd, st;
-	ssize_t n;
+	int fd, st, ret;
 
 	fd = mkstemp(tmpl);
-	if (fd < 0) {
-		snprintf(msg, size, "temporary file: %s", strerror(errno));
-		return -1;
-	}
+	if (fd < 0)
+		return kp_errorf(err, errno, "disk %s: temporary file: %s", path,
+				 strerror(errno));
 	close(fd);
 	unlink(tmpl);
 	snprintf(bs, sizeof(bs), "bs=%zu", len);
 	snprintf(of, sizeof(of), "of=%s", tmpl);
-	if (gm_path(ifarg, sizeof(ifarg), "if=%s", path)) {
-		snprintf(msg, size, "disk path too long");
-		return -1;
-	}
-	argv[9] = ifarg;
-	st = run(argv, out, sizeof(out));
+	if (gm_path(ifarg, sizeof(ifarg), "if=%s", path))
+		return kp_errorf(err, ENAMETOOLONG, "disk %s: path too long", path);
+	st = qemu_img(out, sizeof(out), "dd", "-U", "-f", "qcow2", "-O", "raw", bs,
+		      "count=1", ifarg, of, NULL);
 	fd = open(tmpl, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	unlink(tmpl);
 	if (st || fd < 0) {
-		first_line(out);
-		snprintf(msg, size, "disk %s: qemu-img dd: %s", path, out[0] ? out : "failed");
 		if (fd >= 0)
 			close(fd);
-		return -1;
+		return qemu_img_failed(err, path, "qemu-img dd", out);
 	}
 	memset(buf, 0, len);
-	n = read(fd, buf, len);
+	ret = read(fd, buf, len) < 0 ? -errno : 0;
 	close(fd);
-	return n < 0 ? -1 : 0;
+	if (ret)
+		return kp_errorf(err, ret, "disk %s: reading what qemu-img dd wrote: %s",
+				 path, strerror(-ret));
+	return 0;
 }
 
-int gm_disk_identify(const struct gm_disk *d, bool strict, struct gm_disk_info *info,
-		     char *msg, size_t size)
+/*
+ * A disk whose guest-visible start looks like an image format, where
+ * libguestfs's own overlay would let QEMU probe it.
+ */
+static int refuse_probe(struct kp_err *err, const char *path, const char *like)
 {
-	unsigned char head[GM_PROBE_BYTES] = { 0 };
+	return kp_errorf(err, EPERM,
+			 "disk %s: its content starts like a %s image, which "
+			 "libguestfs's read-only overlay would let QEMU probe: "
+			 "refused (use 'overlay private')",
+			 path, like);
+}
+
+/* stat() and the first GM_PROBE_BYTES of the disk, into @info and @head. */
+static int read_start(const struct gm_disk *d, struct gm_disk_info *info,
+		      unsigned char *head, size_t *len, struct kp_err *err)
+{
 	struct stat st;
 	ssize_t n;
-	int fd;
+	int fd, ret;
 
-	memset(info, 0, sizeof(*info));
 	/* The path is the administrator's: host symlinks to images are fine. */
 	fd = open(d->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0 || fstat(fd, &st)) {
-		snprintf(msg, size, "disk %s: %s", d->path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
+	if (fd < 0)
+		return kp_errorf(err, errno, "disk %s: %s", d->path, strerror(errno));
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		close(fd);
+		return kp_errorf(err, ret, "disk %s: %s", d->path, strerror(-ret));
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
-		snprintf(msg, size, "disk %s: not a regular file or block device", d->path);
 		close(fd);
-		return -1;
+		return kp_errorf(err, EINVAL,
+				 "disk %s: not a regular file or block device", d->path);
 	}
 	info->dev = st.st_dev;
 	info->ino = st.st_ino;
@@ -276,46 +333,55 @@ int gm_disk_identify(const struct gm_disk *d, bool strict, struct gm_disk_info *
 	info->size = (uint64_t)st.st_size;
 	if (S_ISBLK(st.st_mode) && ioctl(fd, BLKGETSIZE64, &info->size))
 		info->size = 0;
-	n = pread(fd, head, sizeof(head), 0);
+	n = pread(fd, head, GM_PROBE_BYTES, 0);
+	ret = n < 0 ? -errno : 0;
 	close(fd);
-	if (n < 0) {
-		snprintf(msg, size, "disk %s: %s", d->path, strerror(errno));
-		return -1;
-	}
-	if (!info->size) {
-		snprintf(msg, size, "disk %s: empty", d->path);
-		return -1;
-	}
-	if (d->format == GM_FMT_RAW) {
-		info->virtual_size = (info->size + 511) & ~511ULL;
-		info->looks_like = gm_probe_magic(head, (size_t)n);
-		if (strict && info->looks_like) {
-			snprintf(msg, size, "disk %s: its content starts like a %s image, which "
-				 "libguestfs's read-only overlay would let QEMU probe: refused "
-				 "(use 'overlay private')", d->path, info->looks_like);
-			return -1;
-		}
-		return 0;
-	}
+	if (ret)
+		return kp_errorf(err, ret, "disk %s: %s", d->path, strerror(-ret));
+	*len = (size_t)n;
+	if (!info->size)
+		return kp_errorf(err, EINVAL, "disk %s: empty", d->path);
+	return 0;
+}
+
+static int check_qcow2(const struct gm_disk *d, bool strict, struct gm_disk_info *info,
+		       unsigned char *head, size_t len, struct kp_err *err)
+{
+	int ret;
+
 	/* qcow2 headers are written by QEMU, not by the guest: checking one is safe. */
-	if (n < 4 || memcmp(head, "QFI\xfb", 4)) {
-		snprintf(msg, size, "disk %s: configured as qcow2 but has no qcow2 header "
-			 "(is it raw?)", d->path);
-		return -1;
-	}
-	if (qcow2_info(d->path, &info->virtual_size, msg, size))
-		return -1;
-	if (strict) {
-		if (qcow2_head(d->path, head, sizeof(head), msg, size))
-			return -1;
-		info->looks_like = gm_probe_magic(head, sizeof(head));
-		if (info->looks_like) {
-			snprintf(msg, size, "disk %s: its content starts like a %s image, which "
-				 "libguestfs's read-only overlay would let QEMU probe: refused "
-				 "(use 'overlay private')", d->path, info->looks_like);
-			return -1;
-		}
-	}
+	if (len < 4 || memcmp(head, "QFI\xfb", 4))
+		return kp_errorf(err, EMEDIUMTYPE,
+				 "disk %s: configured as qcow2 but has no qcow2 header "
+				 "(is it raw?)",
+				 d->path);
+	ret = qcow2_info(d->path, &info->virtual_size, err);
+	if (ret || !strict)
+		return ret;
+	ret = qcow2_head(d->path, head, GM_PROBE_BYTES, err);
+	if (ret)
+		return ret;
+	info->looks_like = gm_probe_magic(head, GM_PROBE_BYTES);
+	return info->looks_like ? refuse_probe(err, d->path, info->looks_like) : 0;
+}
+
+int gm_disk_identify(const struct gm_disk *d, bool strict, struct gm_disk_info *info,
+		     struct kp_err *err)
+{
+	unsigned char head[GM_PROBE_BYTES] = {0};
+	size_t len = 0;
+	int ret;
+
+	memset(info, 0, sizeof(*info));
+	ret = read_start(d, info, head, &len, err);
+	if (ret)
+		return ret;
+	if (d->format != GM_FMT_RAW)
+		return check_qcow2(d, strict, info, head, len, err);
+	info->virtual_size = (info->size + 511) & ~511ULL;
+	info->looks_like = gm_probe_magic(head, len);
+	if (strict && info->looks_like)
+		return refuse_probe(err, d->path, info->looks_like);
 	return 0;
 }
 
@@ -326,7 +392,7 @@ static int json_escape(char *dst, size_t size, const char *src)
 
 	for (; *src; src++) {
 		if (n + 3 >= size)
-			return -1;
+			return -ENAMETOOLONG;
 		if (*src == '"' || *src == '\\')
 			dst[n++] = '\\';
 		dst[n++] = *src;
@@ -335,32 +401,28 @@ static int json_escape(char *dst, size_t size, const char *src)
 	return 0;
 }
 
-int gm_overlay_create(const struct gm_disk *d, const char *ovl, char *msg, size_t size)
+int gm_overlay_create(const struct gm_disk *d, const char *ovl, struct kp_err *err)
 {
 	char esc[8400], backing[9000], out[1024];
-	const char *fmt = gm_format_name(d->format);
-	char *argv[] = { "qemu-img", "create", "-q", "-f", "qcow2", "-F", (char *)fmt, "-b",
-			 backing, (char *)ovl, NULL };
+	const char *fmt = gm_format_name(d->format), *driver = "file";
 	struct stat st;
 	int ret;
 
-	if (json_escape(esc, sizeof(esc), d->path)) {
-		snprintf(msg, size, "disk %s: path too long", d->path);
-		return -1;
-	}
-	ret = gm_path(backing, sizeof(backing),
-		      "json:{\"driver\":\"%s\",\"file\":{\"driver\":\"%s\",\"filename\":\"%s\","
-		      "\"locking\":\"off\"}}", fmt,
-		      !stat(d->path, &st) && S_ISBLK(st.st_mode) ? "host_device" : "file", esc);
-	if (ret) {
-		snprintf(msg, size, "disk %s: path too long", d->path);
-		return -1;
-	}
-	if (run(argv, out, sizeof(out))) {
+	if (!stat(d->path, &st) && S_ISBLK(st.st_mode))
+		driver = "host_device";
+	ret = json_escape(esc, sizeof(esc), d->path);
+	if (!ret)
+		ret = gm_path(backing, sizeof(backing),
+			      "json:{\"driver\":\"%s\",\"file\":{\"driver\":\"%s\","
+			      "\"filename\":\"%s\",\"locking\":\"off\"}}",
+			      fmt, driver, esc);
+	if (ret)
+		return kp_errorf(err, ret, "disk %s: path too long", d->path);
+	if (qemu_img(out, sizeof(out), "create", "-q", "-f", "qcow2", "-F", fmt, "-b",
+		     backing, ovl, NULL)) {
 		first_line(out);
-		snprintf(msg, size, "disk %s: creating the overlay: %s", d->path,
-			 out[0] ? out : "qemu-img failed");
-		return -1;
+		return kp_errorf(err, EIO, "disk %s: creating the overlay: %s", d->path,
+				 out[0] ? out : "qemu-img failed");
 	}
 	return 0;
 }

@@ -25,28 +25,41 @@
 
 #include "guest/guest.h"
 
-#define GM_PROBE_BYTES 2048	/* what QEMU reads to probe an image format */
+#define GM_PROBE_BYTES 2048 /* what QEMU reads to probe an image format */
 
 struct gm_disk_info {
 	dev_t dev, rdev;
 	ino_t ino;
-	uint64_t size;		/* file (or block device) size */
+	uint64_t size; /* file (or block device) size */
 	struct timespec mtime;
 	uint64_t virtual_size;	/* size the appliance must see, 512-byte rounded */
-	const char *looks_like;	/* an image format the guest-visible start matches, or NULL */
+	const char *looks_like; /* format its guest-visible start looks like, or NULL */
 };
+
+struct kp_err; /* base/err.h */
 
 /*
  * Identify a disk and check it: it exists, a qcow2 disk has a qcow2 header
  * and records the format of every backing file. With @strict (libguestfs's
  * own read-only overlay, which lets QEMU probe), a disk whose guest-visible
  * first bytes look like an image format is refused too.
+ *
+ * Returns 0, or a negative errno with @err saying which disk and why:
+ *   -ENOENT, -EACCES, ...  the disk cannot be opened or read
+ *   -EINVAL                not a regular file or block device, or empty
+ *   -EMEDIUMTYPE           configured as qcow2 but has no qcow2 header
+ *   -EPERM                 QEMU would probe its content (a backing file
+ *                          without a recorded format; the @strict check)
+ *   -EIO, -ELOOP           qemu-img failed, or the backing chain is too deep
  */
 int gm_disk_identify(const struct gm_disk *d, bool strict, struct gm_disk_info *info,
-		     char *msg, size_t size);
+		     struct kp_err *err);
 
-/* Create @ovl, a qcow2 overlay over @d with an explicit backing driver. */
-int gm_overlay_create(const struct gm_disk *d, const char *ovl, char *msg, size_t size);
+/*
+ * Create @ovl, a qcow2 overlay over @d with an explicit backing driver.
+ * Returns 0, or -ENAMETOOLONG or -EIO (qemu-img failed) with @err set.
+ */
+int gm_overlay_create(const struct gm_disk *d, const char *ovl, struct kp_err *err);
 
 /* The image format QEMU's probing would pick for these first bytes, or NULL for raw. */
 const char *gm_probe_magic(const unsigned char *buf, size_t len);

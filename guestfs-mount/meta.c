@@ -98,6 +98,8 @@ int gm_meta_save(const struct gm_meta *m, const char *path)
 	fprintf(f, "format 2\n");
 	if (m->error[0])
 		fprintf(f, "error %s\n", m->error);
+	if (m->error_code)
+		fprintf(f, "error-code %d\n", m->error_code);
 	fprintf(f,
 		"os %s\ndistro %s\nproduct %s\nosversion %s\nhostname %s\narch %s\nroot "
 		"%s\n",
@@ -165,6 +167,9 @@ int gm_meta_load(struct gm_meta *m, const char *path)
 				goto bad;
 		} else if (!strcmp(line, "error")) {
 			copy_val(m->error, sizeof(m->error), val);
+		} else if (!strcmp(line, "error-code")) {
+			/* Absent from older caches: 0, and no format hint. */
+			m->error_code = (int)strtol(val, NULL, 10);
 		} else if (!strcmp(line, "os")) {
 			copy_val(m->os, sizeof(m->os), val);
 		} else if (!strcmp(line, "distro")) {

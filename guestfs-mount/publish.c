@@ -5,6 +5,7 @@
  * or the new one and never a mix. Replaced trees are kept until exit, since
  * a file opened from one may still be read.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -71,18 +72,15 @@ void gm_publish(struct gm_guest *g, enum gm_state state, const char *error,
 		}
 	}
 	if (error && state == GM_ERROR) {
+		/* No OS found (inspect.h): a wrong disk format would explain it. */
+		bool no_os = meta && meta->error_code == ENOMEDIUM;
 		const char *like = NULL;
 
-		for (size_t i = 0; i < g->conf->nr_disks; i++)
+		for (size_t i = 0; i < g->conf->nr_disks && no_os; i++)
 			like = like ? like : g->looks_like[i];
 		snprintf(fullerr, sizeof(fullerr), "%s%s%s%s", error,
-			 like && strstr(error, "no operating system")
-				 ? " (a disk configured as raw starts like a "
-				 : "",
-			 like && strstr(error, "no operating system") ? like : "",
-			 like && strstr(error, "no operating system")
-				 ? " image: is that its format?)"
-				 : "");
+			 like ? " (a disk configured as raw starts like a " : "",
+			 like ? like : "", like ? " image: is that its format?)" : "");
 		error = fullerr;
 		gm_log("%s: error: %s", g->conf->name, error);
 	}

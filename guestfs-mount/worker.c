@@ -58,11 +58,11 @@ static void finish(struct work *w)
 		/* Not a conclusion about the disk's content: not cached, tried again next
 		 * time. */
 		gm_rm_rf(job->dir);
-		gm_publish(w->g, GM_ERROR, job->error, NULL, NULL);
+		gm_publish(w->g, GM_ERROR, job->err.msg, NULL, NULL);
 		return;
 	}
 	if (job->ret)
-		snprintf(m->error, sizeof(m->error), "%s", job->error);
+		snprintf(m->error, sizeof(m->error), "%s", job->err.msg);
 	for (size_t i = 0; !job->ret && i < m->nr_kernels; i++) {
 		char kdir[4096];
 
@@ -172,7 +172,7 @@ static void run(struct gm_store *store, struct work *ws, size_t n)
 			continue;
 		if (w->job.retry_alone)
 			gm_log("%s: inspecting it alone (%s)", w->g->conf->name,
-			       w->job.error);
+			       w->job.err.msg);
 		gm_meta_release(&w->job.meta);
 		gm_rm_rf(w->job.dir);
 		mkdir(w->job.dir, 0700);

@@ -54,10 +54,12 @@ static int map_file(struct pd_file *f, struct kp_err *err)
 	if (!S_ISREG(sb.st_mode))
 		return kp_errorf(err, EINVAL, "%s: not a regular file", f->path);
 	if ((uint64_t)sb.st_size < sizeof(struct pd_file_header))
-		return kp_errorf(err, EINVAL, "%s: %lld bytes, too short for a perf.data header",
+		return kp_errorf(err, EINVAL,
+				 "%s: %lld bytes, too short for a perf.data header",
 				 f->path, (long long)sb.st_size);
 	/* The whole file is read front to back: fault it in at once. */
-	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f->fd, 0);
+	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f->fd,
+		   0);
 	if (map == MAP_FAILED)
 		return kp_errorf(err, errno, "%s: mmap: %s", f->path, strerror(errno));
 	madvise(map, (size_t)sb.st_size, MADV_SEQUENTIAL);
@@ -73,23 +75,26 @@ static int read_header(struct pd_file *f, struct kp_err *err)
 
 	memcpy(h, f->map, sizeof(*h));
 	if (h->magic == __builtin_bswap64(PD_MAGIC))
-		return kp_errorf(err, ENOTSUP, "%s: big-endian perf.data is not supported",
-				 f->path);
+		return kp_errorf(err, ENOTSUP,
+				 "%s: big-endian perf.data is not supported", f->path);
 	if (h->magic != PD_MAGIC)
-		return kp_errorf(err, EINVAL, "%s: offset 0: not a perf.data file (bad magic)",
+		return kp_errorf(err, EINVAL,
+				 "%s: offset 0: not a perf.data file (bad magic)",
 				 f->path);
 	if (h->size != sizeof(*h))
-		return kp_errorf(err, EINVAL, "%s: offset 8: header size %llu, expected %zu",
-				 f->path, (unsigned long long)h->size, sizeof(*h));
-	if (!in_file(f, h->data.offset, h->data.size))
 		return kp_errorf(err, EINVAL,
-				 "%s: offset 40: data section %#llx+%#llx lies outside the "
-				 "%zu-byte file (truncated?)",
-				 f->path, (unsigned long long)h->data.offset,
-				 (unsigned long long)h->data.size, f->size);
+				 "%s: offset 8: header size %llu, expected %zu", f->path,
+				 (unsigned long long)h->size, sizeof(*h));
+	if (!in_file(f, h->data.offset, h->data.size))
+		return kp_errorf(
+			err, EINVAL,
+			"%s: offset 40: data section %#llx+%#llx lies outside the "
+			"%zu-byte file (truncated?)",
+			f->path, (unsigned long long)h->data.offset,
+			(unsigned long long)h->data.size, f->size);
 	if (!in_file(f, h->attrs.offset, h->attrs.size))
-		return kp_errorf(err, EINVAL, "%s: offset 24: attr section outside the file",
-				 f->path);
+		return kp_errorf(err, EINVAL,
+				 "%s: offset 24: attr section outside the file", f->path);
 	return 0;
 }
 
@@ -99,8 +104,9 @@ static int read_ids(struct pd_file *f, struct pd_evsel *ev, const struct pd_sect
 	if (!ids->size)
 		return 0;
 	if (!in_file(f, ids->offset, ids->size) || ids->size % 8)
-		return kp_errorf(err, EINVAL, "%s: offset %#llx: bad id section for event %s",
-				 f->path, (unsigned long long)ids->offset, ev->name);
+		return kp_errorf(err, EINVAL,
+				 "%s: offset %#llx: bad id section for event %s", f->path,
+				 (unsigned long long)ids->offset, ev->name);
 	ev->nr_ids = ids->size / 8;
 	ev->ids = malloc(ids->size);
 	if (!ev->ids)
@@ -116,8 +122,8 @@ static int read_attrs(struct pd_file *f, struct kp_err *err)
 
 	if (attr_size < PERF_ATTR_SIZE_VER0 + sizeof(struct pd_section) ||
 	    attr_size > 4096 || h->attrs.size % attr_size)
-		return kp_errorf(err, EINVAL, "%s: offset 16: bad attr size %llu", f->path,
-				 (unsigned long long)attr_size);
+		return kp_errorf(err, EINVAL, "%s: offset 16: bad attr size %llu",
+				 f->path, (unsigned long long)attr_size);
 	f->nr_evsels = h->attrs.size / attr_size;
 	if (!f->nr_evsels)
 		return kp_errorf(err, EINVAL, "%s: no events in the file", f->path);
@@ -151,7 +157,8 @@ static int feat_string(const uint8_t **p, const uint8_t *end, char *out, size_t 
 	*p += 4;
 	if (len > (size_t)(end - *p))
 		return -EINVAL;
-	snprintf(out, size, "%.*s", (int)strnlen((const char *)*p, len), (const char *)*p);
+	snprintf(out, size, "%.*s", (int)strnlen((const char *)*p, len),
+		 (const char *)*p);
 	*p += len;
 	return 0;
 }
@@ -170,8 +177,8 @@ static int feat_cmdline(struct pd_file *f, const uint8_t *p, const uint8_t *end)
 
 		if (feat_string(&p, end, arg, sizeof(arg)))
 			return -EINVAL;
-		used += (size_t)snprintf(f->cmdline + used, sizeof(f->cmdline) - used, "%s%s",
-					 i ? " " : "", arg);
+		used += (size_t)snprintf(f->cmdline + used, sizeof(f->cmdline) - used,
+					 "%s%s", i ? " " : "", arg);
 		if (used >= sizeof(f->cmdline))
 			break;
 	}
@@ -203,7 +210,8 @@ static int feat_event_desc(struct pd_file *f, const uint8_t *p, const uint8_t *e
 			return -EINVAL;
 		p += (size_t)nr_ids * 8;
 		if (i < f->nr_evsels && name[0])
-			snprintf(f->evsels[i].name, sizeof(f->evsels[i].name), "%s", name);
+			snprintf(f->evsels[i].name, sizeof(f->evsels[i].name), "%s",
+				 name);
 	}
 	return 0;
 }
@@ -300,10 +308,11 @@ static int read_features(struct pd_file *f, struct kp_err *err)
 	if (!nr)
 		return 0;
 	if (!in_file(f, table, nr * sizeof(struct pd_section)))
-		return kp_errorf(err, EINVAL,
-				 "%s: offset %#llx: feature table past the end of the file "
-				 "(truncated?)",
-				 f->path, (unsigned long long)table);
+		return kp_errorf(
+			err, EINVAL,
+			"%s: offset %#llx: feature table past the end of the file "
+			"(truncated?)",
+			f->path, (unsigned long long)table);
 	for (int feat = 0; feat < PD_FEAT_BITS; feat++) {
 		struct pd_section sec;
 
@@ -336,7 +345,8 @@ static int index_ids(struct pd_file_priv *fp, struct kp_err *err)
 		return kp_errorf(err, ENOMEM, "%s: out of memory", f->path);
 	for (size_t i = 0; i < f->nr_evsels; i++)
 		for (size_t j = 0; j < f->evsels[i].nr_ids; j++)
-			fp->ids[fp->nr_ids++] = (struct pd_id_entry){ f->evsels[i].ids[j], i };
+			fp->ids[fp->nr_ids++] =
+				(struct pd_id_entry){f->evsels[i].ids[j], i};
 	qsort(fp->ids, fp->nr_ids, sizeof(*fp->ids), id_cmp);
 	return 0;
 }
@@ -356,15 +366,16 @@ static void compute_id_layout(struct pd_file *f)
 		f->id_layout.sample_pos = 0;
 		f->id_layout.trailer_pos = 1;
 	} else if (t & PERF_SAMPLE_ID) {
-		f->id_layout.sample_pos = !!(t & PERF_SAMPLE_IP) + !!(t & PERF_SAMPLE_TID) +
-					  !!(t & PERF_SAMPLE_TIME) + !!(t & PERF_SAMPLE_ADDR);
-		f->id_layout.trailer_pos = 1 + !!(t & PERF_SAMPLE_STREAM_ID) +
-					   !!(t & PERF_SAMPLE_CPU);
+		f->id_layout.sample_pos =
+			!!(t & PERF_SAMPLE_IP) + !!(t & PERF_SAMPLE_TID) +
+			!!(t & PERF_SAMPLE_TIME) + !!(t & PERF_SAMPLE_ADDR);
+		f->id_layout.trailer_pos =
+			1 + !!(t & PERF_SAMPLE_STREAM_ID) + !!(t & PERF_SAMPLE_CPU);
 	}
 }
 
-static int open_common(const char *path, const void *buf, size_t len, struct pd_file **out,
-		       struct kp_err *err)
+static int open_common(const char *path, const void *buf, size_t len,
+		       struct pd_file **out, struct kp_err *err)
 {
 	struct pd_file_priv *fp = calloc(1, sizeof(*fp));
 	struct pd_file *f;
@@ -384,7 +395,8 @@ static int open_common(const char *path, const void *buf, size_t len, struct pd_
 		f->map = buf;
 		f->size = len;
 		if (len < sizeof(struct pd_file_header))
-			ret = kp_errorf(err, EINVAL, "%s: too short for a perf.data header", path);
+			ret = kp_errorf(err, EINVAL,
+					"%s: too short for a perf.data header", path);
 	} else {
 		ret = map_file(f, err);
 	}
@@ -451,8 +463,8 @@ int pd_next(const struct pd_file *f, uint64_t *pos, const struct perf_event_head
 		return kp_errorf(err, EINVAL,
 				 "%s: offset %#llx: record of type %u has bad size %u "
 				 "(%llu bytes left in the data section)",
-				 f->path, (unsigned long long)pd_file_offset(f, *pos), h->type,
-				 h->size, (unsigned long long)left);
+				 f->path, (unsigned long long)pd_file_offset(f, *pos),
+				 h->type, h->size, (unsigned long long)left);
 	*ev = h;
 	*pos += h->size;
 	return 1;

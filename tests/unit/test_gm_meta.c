@@ -41,7 +41,8 @@ static void fill(struct gm_meta *m)
 	k->has_vmlinuz = k->has_config = k->has_sysmap = k->sysmap_placeholder = true;
 	k->symsrc = GM_SYMS_VMLINUZ;
 	k->nr_syms = 94266;
-	snprintf(k->build_id, sizeof(k->build_id), "6a2b4ac77585b8cf102cba771300e573c8489b69");
+	snprintf(k->build_id, sizeof(k->build_id),
+		 "6a2b4ac77585b8cf102cba771300e573c8489b69");
 	k->nr_modules = 9;
 	k = gm_meta_add_kernel(m, "6.12.117+deb12-amd64");
 	k->has_debug_vmlinux = true;
@@ -96,7 +97,8 @@ static void test_save_load_roundtrip(void **state)
 		assert_int_equal(l.kernels[i].nr_syms, m.kernels[i].nr_syms);
 		assert_string_equal(l.kernels[i].build_id, m.kernels[i].build_id);
 		assert_string_equal(l.kernels[i].error, m.kernels[i].error);
-		assert_int_equal(l.kernels[i].sysmap_placeholder, m.kernels[i].sysmap_placeholder);
+		assert_int_equal(l.kernels[i].sysmap_placeholder,
+				 m.kernels[i].sysmap_placeholder);
 	}
 	assert_int_equal(l.bytes, 26328802);
 	assert_int_equal(l.inspected_at, 1764752213);
@@ -110,12 +112,31 @@ static void test_save_load_roundtrip(void **state)
 	gm_meta_release(&m);
 }
 
+/* A concluded error keeps its errno across a restart: store.c's hint tests it. */
+static void test_error_code_roundtrip(void **state)
+{
+	char path[] = "/tmp/gm-meta-XXXXXX";
+	struct gm_meta m = {0}, l;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(m.error, sizeof(m.error), "no operating system found on the disk");
+	m.error_code = ENOMEDIUM;
+	assert_int_equal(gm_meta_save(&m, path), 0);
+	assert_int_equal(gm_meta_load(&l, path), 0);
+	assert_string_equal(l.error, m.error);
+	assert_int_equal(l.error_code, ENOMEDIUM);
+	gm_meta_release(&l);
+	unlink(path);
+}
+
 static void test_info_text_and_json(void **state)
 {
-	struct gm_guest_conf gc = { .name = "web1", .nr_disks = 1 };
-	struct gm_buf text = { 0 }, json = { 0 };
-	struct gm_info_ctx c = { .conf = &gc, .state = "ready", .def_why = "newest" };
-	uint64_t sizes[1] = { 12345 };
+	struct gm_guest_conf gc = {.name = "web1", .nr_disks = 1};
+	struct gm_buf text = {0}, json = {0};
+	struct gm_info_ctx c = {.conf = &gc, .state = "ready", .def_why = "newest"};
+	uint64_t sizes[1] = {12345};
 	struct gm_meta m;
 
 	gc.disks[0].path = "/images/web\"1.qcow2";
@@ -130,9 +151,12 @@ static void test_info_text_and_json(void **state)
 	assert_false(text.failed || json.failed);
 	assert_non_null(strstr(text.data, "state: ready\n"));
 	assert_non_null(strstr(text.data, "kernel: 6.12.117+deb12-amd64 (newest)\n"));
-	assert_non_null(strstr(text.data, "symbols: debug vmlinux (.symtab), 5 symbols\n"));
-	assert_non_null(strstr(text.data, "kernels: 6.12.117+deb12-amd64 6.10.1 6.1.0-57-amd64\n"));
-	assert_non_null(strstr(text.data, "disk: /images/web\"1.qcow2 (qcow2, 12345 bytes)\n"));
+	assert_non_null(
+		strstr(text.data, "symbols: debug vmlinux (.symtab), 5 symbols\n"));
+	assert_non_null(strstr(text.data,
+			       "kernels: 6.12.117+deb12-amd64 6.10.1 6.1.0-57-amd64\n"));
+	assert_non_null(
+		strstr(text.data, "disk: /images/web\"1.qcow2 (qcow2, 12345 bytes)\n"));
 	assert_non_null(strstr(text.data, "symbols none (no symbol source)"));
 	/* JSON: the quote in the path is escaped, the default kernel is marked. */
 	assert_non_null(strstr(json.data, "\"path\": \"/images/web\\\"1.qcow2\""));
@@ -149,7 +173,8 @@ static void test_info_text_and_json(void **state)
 	c.state = "error";
 	c.error = "disk /x: No such file or directory";
 	gm_info_json(&json, &c);
-	assert_non_null(strstr(json.data, "\"error\": \"disk /x: No such file or directory\""));
+	assert_non_null(
+		strstr(json.data, "\"error\": \"disk /x: No such file or directory\""));
 	assert_null(strstr(json.data, "\"kernels\""));
 	gm_buf_release(&json);
 	gm_meta_release(&m);
@@ -157,7 +182,7 @@ static void test_info_text_and_json(void **state)
 
 static void test_sanitize_and_json_escape(void **state)
 {
-	struct gm_buf b = { 0 };
+	struct gm_buf b = {0};
 	char out[16];
 
 	gm_sanitize(out, sizeof(out), "a\nb\tc\033[0m\xc3\xa9zzzzzzzzzzzzzz");
@@ -172,6 +197,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sort_newest_first),
 		cmocka_unit_test(test_save_load_roundtrip),
+		cmocka_unit_test(test_error_code_roundtrip),
 		cmocka_unit_test(test_info_text_and_json),
 		cmocka_unit_test(test_sanitize_and_json_escape),
 	};

@@ -62,60 +62,125 @@ static void test_vmdk_text(void **state)
 	assert_null(PROBE("version=1"));
 }
 
-static void test_identify(void **state)
+/* gm_disk_identify() with a fresh error record, as each caller passes one. */
+static int identify(char *path, enum gm_format fmt, bool strict,
+		    struct gm_disk_info *info, struct kp_err *err)
 {
-	char dir[] = "/tmp/gm-probe-XXXXXX", raw[64], q[64], evil[64], cmd[512], msg[512];
+	struct gm_disk d = {.path = path, .format = fmt};
+
+	kp_err_clear(err);
+	return gm_disk_identify(&d, strict, info, err);
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Refusals that need no qemu-img: each names the disk and has its own errno. */
+static void test_identify_errors(void **state)
+{
+	char dir[] = "/tmp/gm-probe-XXXXXX", path[64], cmd[128];
+	unsigned char zeros[4096] = {0};
 	struct gm_disk_info info;
-	struct gm_disk d;
+	struct kp_err err;
 
 	assert_non_null(mkdtemp(dir));
-	snprintf(raw, sizeof(raw), "%s/a.raw", dir);
-	snprintf(q, sizeof(q), "%s/a.qcow2", dir);
-	snprintf(evil, sizeof(evil), "%s/evil.raw", dir);
+
+	snprintf(path, sizeof(path), "%s/missing.img", dir);
+	assert_int_equal(identify(path, GM_FMT_RAW, false, &info, &err), -ENOENT);
+	assert_int_equal(err.code, ENOENT);
+	assert_non_null(strstr(err.msg, path));
+	assert_non_null(strstr(err.msg, "No such file"));
+
+	/* A raw file configured as qcow2: the configured format is wrong. */
+	snprintf(path, sizeof(path), "%s/zeros.raw", dir);
+	write_file(path, zeros, sizeof(zeros));
+	assert_int_equal(identify(path, GM_FMT_QCOW2, false, &info, &err), -EMEDIUMTYPE);
+	assert_non_null(strstr(err.msg, path));
+	assert_non_null(strstr(err.msg, "no qcow2 header"));
+	/* The same file as raw is fine. */
+	assert_int_equal(identify(path, GM_FMT_RAW, true, &info, &err), 0);
+	assert_int_equal(err.code, 0);
+
+	snprintf(path, sizeof(path), "%s/empty.raw", dir);
+	write_file(path, zeros, 0);
+	assert_int_equal(identify(path, GM_FMT_RAW, false, &info, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "empty"));
+
+	assert_int_equal(identify(dir, GM_FMT_RAW, false, &info, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "not a regular file"));
+
+	/* A raw disk that starts like qcow2: a hint, or refused when QEMU would probe. */
+	snprintf(path, sizeof(path), "%s/looks.raw", dir);
+	memcpy(zeros, "QFI\xfb", 4);
+	write_file(path, zeros, sizeof(zeros));
+	assert_int_equal(identify(path, GM_FMT_RAW, false, &info, &err), 0);
+	assert_string_equal(info.looks_like, "qcow2");
+	assert_int_equal(identify(path, GM_FMT_RAW, true, &info, &err), -EPERM);
+	assert_non_null(strstr(err.msg, path));
+	assert_non_null(strstr(err.msg, "starts like a qcow2 image"));
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_identify(void **state)
+{
+	char dir[] = "/tmp/gm-probe-XXXXXX", raw[64], q[64], evil[64], cmd[512];
+	struct gm_disk_info info;
+	struct kp_err err;
+
 	if (system("command -v qemu-img >/dev/null")) {
 		skip();
 		return;
 	}
+	assert_non_null(mkdtemp(dir));
+	snprintf(raw, sizeof(raw), "%s/a.raw", dir);
+	snprintf(q, sizeof(q), "%s/a.qcow2", dir);
+	snprintf(evil, sizeof(evil), "%s/evil.raw", dir);
 	snprintf(cmd, sizeof(cmd),
 		 "truncate -s 1000 %s && qemu-img create -q -f qcow2 %s 1M && "
-		 "qemu-img create -q -f qcow2 -b %s -F raw %s", raw, q, raw, evil);
+		 "qemu-img create -q -f qcow2 -b %s -F raw %s",
+		 raw, q, raw, evil);
 	assert_int_equal(system(cmd), 0);
 
-	d.path = raw;
-	d.format = GM_FMT_RAW;
-	assert_int_equal(gm_disk_identify(&d, true, &info, msg, sizeof(msg)), 0);
+	assert_int_equal(identify(raw, GM_FMT_RAW, true, &info, &err), 0);
 	assert_int_equal(info.size, 1000);
 	assert_int_equal(info.virtual_size, 1024);
 	assert_null(info.looks_like);
 
-	d.path = q;
-	d.format = GM_FMT_QCOW2;
-	assert_int_equal(gm_disk_identify(&d, true, &info, msg, sizeof(msg)), 0);
+	assert_int_equal(identify(q, GM_FMT_QCOW2, true, &info, &err), 0);
 	assert_int_equal(info.virtual_size, 1 << 20);
 
 	/* A raw disk whose content is a qcow2 header: a hint, or refused when strict. */
-	d.path = evil;
-	d.format = GM_FMT_RAW;
-	assert_int_equal(gm_disk_identify(&d, false, &info, msg, sizeof(msg)), 0);
+	assert_int_equal(identify(evil, GM_FMT_RAW, false, &info, &err), 0);
 	assert_string_equal(info.looks_like, "qcow2");
-	assert_int_equal(gm_disk_identify(&d, true, &info, msg, sizeof(msg)), -1);
-	assert_non_null(strstr(msg, "starts like a qcow2 image"));
+	assert_int_equal(identify(evil, GM_FMT_RAW, true, &info, &err), -EPERM);
+	assert_non_null(strstr(err.msg, "starts like a qcow2 image"));
 
 	/* A raw file configured as qcow2. */
-	d.path = raw;
-	d.format = GM_FMT_QCOW2;
-	assert_int_equal(gm_disk_identify(&d, false, &info, msg, sizeof(msg)), -1);
-	assert_non_null(strstr(msg, "no qcow2 header"));
+	assert_int_equal(identify(raw, GM_FMT_QCOW2, false, &info, &err), -EMEDIUMTYPE);
+	assert_non_null(strstr(err.msg, "no qcow2 header"));
 
 	/* A qcow2 over a backing file, format recorded: accepted. */
 	snprintf(cmd, sizeof(cmd), "qemu-img rebase -q -u -F raw -b %s %s", raw, q);
 	assert_int_equal(system(cmd), 0);
-	d.path = q;
-	assert_int_equal(gm_disk_identify(&d, false, &info, msg, sizeof(msg)), 0);
+	assert_int_equal(identify(q, GM_FMT_QCOW2, false, &info, &err), 0);
 
-	d.path = "/nonexistent/disk.img";
-	assert_int_equal(gm_disk_identify(&d, false, &info, msg, sizeof(msg)), -1);
-	assert_non_null(strstr(msg, "No such file"));
+	/* Strict: a qcow2's guest-visible start is read through qemu-img. */
+	assert_int_equal(identify(q, GM_FMT_QCOW2, true, &info, &err), 0);
+	assert_null(info.looks_like);
+	snprintf(cmd, sizeof(cmd), "qemu-img create -q -f qcow2 -b %s -F raw %s", evil,
+		 q);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(identify(q, GM_FMT_QCOW2, true, &info, &err), -EPERM);
+	assert_non_null(strstr(err.msg, q));
+	assert_non_null(strstr(err.msg, "starts like a qcow2 image"));
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
@@ -126,6 +191,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_magics),
 		cmocka_unit_test(test_vmdk_text),
+		cmocka_unit_test(test_identify_errors),
 		cmocka_unit_test(test_identify),
 	};
 

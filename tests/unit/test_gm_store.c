@@ -36,6 +36,7 @@ struct fixture {
 	struct gm_config cfg;
 	int inspections; /* guests the hook inspected */
 	bool fail;	 /* the hook fails as a broken appliance would */
+	bool no_os;	 /* the hook finds no operating system */
 };
 
 static void write_file(const char *path, const char *data)
@@ -59,8 +60,16 @@ static void fake_inspect(struct gm_job **jobs, size_t n, void *ctx)
 
 		fx->inspections++;
 		if (fx->fail) {
-			job->ret = -EIO;
-			snprintf(job->error, sizeof(job->error), "appliance failed");
+			job->ret = kp_errorf(&job->err, EIO, "appliance failed");
+			continue;
+		}
+		if (fx->no_os) {
+			/* A conclusion about the disk's content, as inspect.h says. */
+			job->ret = kp_errorf(&job->err, ENOMEDIUM,
+					     "no operating system found");
+			job->meta.error_code = ENOMEDIUM;
+			snprintf(job->meta.error, sizeof(job->meta.error), "%s",
+				 job->err.msg);
 			continue;
 		}
 		snprintf(job->meta.os, sizeof(job->meta.os), "linux");
@@ -263,6 +272,41 @@ static void test_failed_inspection(void **state)
 	assert_int_equal(fx->inspections, 2);
 }
 
+static void test_no_os_hint(void **state)
+{
+	struct fixture *fx = *state;
+	struct gm_store *store;
+	struct gm_entry e;
+	char path[128];
+
+	/* A disk configured as raw whose content starts like a qcow2 image. */
+	snprintf(path, sizeof(path), "%s/web.img", fx->dir);
+	write_file(path, "QFI\xfb and the rest of a header");
+	fx->no_os = true;
+	store = start(fx);
+	assert_int_equal(gm_store_stat(store, "/web/kallsyms", &e), -ENOENT);
+	assert_non_null(
+		strstr(read_all(store, "/web/info"), "starts like a qcow2 image"));
+	stop(store);
+
+	/* The conclusion is cached, hint included. */
+	store = start(fx);
+	assert_int_equal(gm_store_stat(store, "/web/kallsyms", &e), -ENOENT);
+	assert_non_null(
+		strstr(read_all(store, "/web/info"), "starts like a qcow2 image"));
+	stop(store);
+	assert_int_equal(fx->inspections, 1);
+
+	/* Another failure on the same disk gives no such hint. */
+	fx->no_os = false;
+	fx->fail = true;
+	write_file(path, "QFI\xfb and another header");
+	store = start(fx);
+	assert_int_equal(gm_store_stat(store, "/web/kallsyms", &e), -ENOENT);
+	assert_null(strstr(read_all(store, "/web/info"), "starts like"));
+	stop(store);
+}
+
 static void test_missing_disk(void **state)
 {
 	struct fixture *fx = *state;
@@ -286,6 +330,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cache_and_changed_disk, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_failed_inspection, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_os_hint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_disk, setup, teardown),
 	};
 

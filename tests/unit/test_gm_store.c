@@ -6,6 +6,7 @@
  * Debian guest copies out (a System.map) and visibility by a hook too.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -102,9 +105,9 @@ static int setup(void **state)
 	snprintf(path, sizeof(path), "%s/secret.img", fx->dir);
 	write_file(path, "other bytes");
 	snprintf(fx->text, sizeof(fx->text),
-		 "cache %s/cache\nguest web\n disk raw %s/web.img\n"
+		 "cache %s/cache\nkvm-debugfs %s/kvm\nguest web\n disk raw %s/web.img\n"
 		 "guest secret\n disk raw %s/secret.img\n",
-		 fx->dir, fx->dir, fx->dir);
+		 fx->dir, fx->dir, fx->dir, fx->dir);
 	assert_int_equal(gm_config_init(&fx->cfg), 0);
 	if (gm_config_parse(fx->text, strlen(fx->text), "test.conf", &fx->cfg, &err))
 		fail_msg("%s", err.msg);
@@ -307,6 +310,91 @@ static void test_no_os_hint(void **state)
 	stop(store);
 }
 
+/*
+ * A stand-in for a guest's QEMU: argv[0] says qemu, it holds @disk open, and
+ * it is not our child (the daemon's own appliance is): a shell that
+ * double-forks. Returns its pid; it ends when killed.
+ */
+static pid_t start_qemu(const char *disk)
+{
+	int p[2];
+	pid_t child, pid = 0;
+
+	assert_int_equal(pipe(p), 0);
+	child = fork();
+	if (child == 0) {
+		if (fork() == 0) {
+			int fd = open(disk, O_RDONLY);
+
+			if (fd < 0)
+				_exit(1);
+			close(p[0]);
+			pid = getpid();
+			if (write(p[1], &pid, sizeof(pid)) != sizeof(pid))
+				_exit(1);
+			close(p[1]);
+			execl("/bin/sh", "qemu-system-x86_64", "-c", "sleep 60",
+			      (char *)NULL);
+			_exit(127);
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	waitpid(child, NULL, 0);
+	assert_int_equal(read(p[0], &pid, sizeof(pid)), sizeof(pid));
+	close(p[0]);
+	usleep(300000);
+	return pid;
+}
+
+static void test_running_guest(void **state)
+{
+	struct fixture *fx = *state;
+	struct listing bypid = {0};
+	struct gm_store *store;
+	struct gm_entry e;
+	char disk[128], path[128], pidstr[16];
+	pid_t qemu;
+
+	snprintf(disk, sizeof(disk), "%s/web.img", fx->dir);
+	store = start(fx);
+	assert_int_equal(gm_store_stat(store, "/web/kallsyms", &e), 0);
+	qemu = start_qemu(disk);
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)qemu);
+	sleep(1); /* the by-pid listing is cached for a second */
+
+	/* Matched by the disk it holds open, though it has no -name. */
+	assert_int_equal(gm_store_list(store, "/" GUEST_TREE_BY_PID, collect, &bypid), 0);
+	assert_true(listed(&bypid, pidstr));
+	snprintf(path, sizeof(path), "/" GUEST_TREE_BY_PID "/%s/" GUEST_PID_KALLSYMS,
+		 pidstr);
+	assert_int_equal(gm_store_stat(store, path, &e), 0);
+	assert_true(e.by_pid);
+	assert_non_null(
+		strstr(read_all(store, path), "ffffffff81000300 T entry_SYSCALL_64"));
+	/* info names the QEMU process running the guest. */
+	snprintf(path, sizeof(path), "running: qemu pid %s", pidstr);
+	assert_non_null(strstr(read_all(store, "/web/info"), path));
+
+	/* KVM's debugfs gives its LSTAR: both views are relocated by the slide. */
+	assert_int_equal(sh("d='%s/kvm/%s-11/vcpu0'; mkdir -p \"$d\" && "
+			    "echo 0xffffffffab400300 >\"$d/guest_lstar\" && "
+			    "echo 0x1000 >\"$d/guest_cr3\"",
+			    fx->dir, pidstr),
+			 0);
+	sleep(1); /* LSTAR is re-read at most once a second */
+	snprintf(path, sizeof(path), "/" GUEST_TREE_BY_PID "/%s/" GUEST_PID_KALLSYMS,
+		 pidstr);
+	assert_non_null(
+		strstr(read_all(store, path), "ffffffffab400300 T entry_SYSCALL_64"));
+	assert_non_null(strstr(read_all(store, "/web/kallsyms"),
+			       "ffffffffab400300 T entry_SYSCALL_64"));
+	assert_non_null(strstr(read_all(store, "/web/info"), "slide: 0x2a400000"));
+
+	kill(qemu, SIGKILL);
+	stop(store);
+}
+
 static void test_missing_disk(void **state)
 {
 	struct fixture *fx = *state;
@@ -331,6 +419,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_failed_inspection, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_os_hint, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_running_guest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_disk, setup, teardown),
 	};
 

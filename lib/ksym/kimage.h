@@ -40,6 +40,7 @@ int kallsyms_tables_decode(const void *elf, size_t len, struct symtab *st,
 			   struct kp_err *err);
 
 /* bzImage -> symbols: kimage_extract() then kallsyms_tables_decode(). */
-int kimage_load_symbols(const void *buf, size_t len, struct symtab *st, struct kp_err *err);
+int kimage_load_symbols(const void *buf, size_t len, struct symtab *st,
+			struct kp_err *err);
 
 #endif

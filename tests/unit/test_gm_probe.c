@@ -78,7 +78,8 @@ static void test_identify(void **state)
 	}
 	snprintf(cmd, sizeof(cmd),
 		 "truncate -s 1000 %s && qemu-img create -q -f qcow2 %s 1M && "
-		 "qemu-img create -q -f qcow2 -b %s -F raw %s", raw, q, raw, evil);
+		 "qemu-img create -q -f qcow2 -b %s -F raw %s",
+		 raw, q, raw, evil);
 	assert_int_equal(system(cmd), 0);
 
 	d.path = raw;

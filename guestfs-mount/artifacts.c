@@ -75,47 +75,6 @@ static bool find_banner(const void *elf, size_t len, char *out, size_t size)
 	return found;
 }
 
-/*
- * The kernel ELF inside a bzImage, decompressed within @max bytes (the
- * library's own limit is 1 GiB; guest files get the configured one).
- */
-static int extract_elf(const void *img, size_t len, uint64_t max, void **elf,
-		       size_t *elf_len, struct kp_err *err)
-{
-	const void *payload;
-	size_t plen;
-	enum kp_comp comp;
-	int ret;
-
-	*elf = NULL;
-	*elf_len = 0;
-	ret = kimage_payload(img, len, &payload, &plen, &comp, err);
-	if (ret)
-		return ret;
-	if (comp == KP_COMP_NONE) {
-		if (plen > max)
-			return kp_errorf(err, EFBIG,
-					 "kernel ELF larger than max-file-size");
-		*elf = malloc(plen ? plen : 1);
-		if (!*elf)
-			return kp_errorf(err, ENOMEM, "out of memory");
-		memcpy(*elf, payload, plen);
-		*elf_len = plen;
-	} else {
-		ret = kp_decompress(comp, payload, plen, max, elf, elf_len, err);
-		if (ret)
-			return kp_err_prefix(err, "bzImage %s payload",
-					     kp_comp_name(comp));
-	}
-	if (!elf_detect(*elf, *elf_len)) {
-		free(*elf);
-		*elf = NULL;
-		*elf_len = 0;
-		return kp_errorf(err, EBADMSG, "bzImage payload is not an ELF image");
-	}
-	return 0;
-}
-
 static int write_table(const struct symtab *st, const char *path)
 {
 	char tmp[4096];
@@ -301,8 +260,9 @@ void gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_m
 	if (k->has_vmlinuz && kpath(path, sizeof(path), kdir, GM_F_VMLINUZ) &&
 	    !kp_map_file(path, cfg->max_file_size, &zmap, &err)) {
 		if (kimage_is_bzimage(zmap.data, zmap.len)) {
-			ret = extract_elf(zmap.data, zmap.len, cfg->max_file_size, &elf,
-					  &elf_len, &err);
+			/* Guest files get max-file-size, not the library's 1 GiB. */
+			ret = kimage_extract(zmap.data, zmap.len, cfg->max_file_size,
+					     &elf, &elf_len, &err);
 			if (ret)
 				gm_meta_note(m, "kernel %s: %s", k->ver, err.msg);
 			elf_owned = !ret;
@@ -442,8 +402,10 @@ int gm_derive_vmlinux(const char *vmlinuz, const char *out, uint64_t max,
 		ret = kp_errorf(err, EINVAL,
 				"kernel image is neither a bzImage nor an ELF file");
 	} else {
-		ret = extract_elf(map.data, map.len, max, &elf, &len, err);
-		if (!ret)
+		ret = kimage_extract(map.data, map.len, max, &elf, &len, err);
+		if (ret)
+			kp_err_prefix(err, "%s", vmlinuz);
+		else
 			ret = write_buffer(out, elf, len, err);
 		free(elf);
 	}

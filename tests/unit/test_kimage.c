@@ -5,8 +5,9 @@
  * A small synthetic vmlinux is built here the way scripts/kallsyms.c lays
  * out its tables (both the <= 6.1 and the >= 6.2 orders, with and without
  * absolute per-cpu symbols, "big" two-byte name lengths), wrapped into a
- * hand-made bzImage; Debian's real kernels are decoded too when
- * scripts/fetch-debian-kernels.sh has put them in the cache.
+ * hand-made bzImage. Debian's real kernels (scripts/fetch-debian-kernels.sh)
+ * and the project's own (kernel/build.sh) are decoded from $KVMPROF_CACHE,
+ * which make check and make unit fill first: a missing one is a failure.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -863,7 +864,19 @@ static void test_bzimage_symbols(void **state)
 	free(elf.p);
 }
 
-/* ---- Debian's kernels, when scripts/fetch-debian-kernels.sh has fetched them ---- */
+/* ---- real kernels from $KVMPROF_CACHE, put there by make check / make unit ---- */
+
+/* @sub's matches in the cache, or a failure naming what is missing and who makes it. */
+static void cache_glob(const char *sub, const char *maker, glob_t *g)
+{
+	const char *cache = getenv("KVMPROF_CACHE");
+	char pattern[512];
+
+	snprintf(pattern, sizeof(pattern), "%s/%s",
+		 cache && *cache ? cache : "/var/cache/kvmprof", sub);
+	if (glob(pattern, 0, NULL, g))
+		fail_msg("no %s: run %s (make check and make unit do)", pattern, maker);
+}
 
 static uint8_t *read_file(const char *path, size_t *len)
 {
@@ -916,27 +929,21 @@ static void check_real_kernel(const char *path, const struct symtab *st)
 	assert_true(st->build_id_len == 20);
 }
 
-static void test_debian_kernels(void **state)
+static void check_debian_series(const char *series)
 {
-	const char *cache = getenv("KVMPROF_CACHE");
-	char pattern[512];
+	char sub[128];
 	glob_t g;
 
-	snprintf(pattern, sizeof(pattern), "%s/debian-kernels/*/boot/vmlinuz-*",
-		 cache && *cache ? cache : "/var/cache/kvmprof");
-	if (glob(pattern, 0, NULL, &g)) {
-		print_message(
-			"[   INFO   ] no %s (run scripts/fetch-debian-kernels.sh)\n",
-			pattern);
-		skip();
-	}
+	snprintf(sub, sizeof(sub), "debian-kernels/*/boot/vmlinuz-%s.*", series);
+	cache_glob(sub, "scripts/fetch-debian-kernels.sh", &g);
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		struct symtab *st = symtab_new();
 		struct kp_err err = {0};
 		size_t len = 0;
 		uint8_t *img = read_file(g.gl_pathv[i], &len);
 
-		assert_non_null(img);
+		if (!img)
+			fail_msg("%s: cannot be read", g.gl_pathv[i]);
 		if (kimage_load_symbols(img, len, st, &err))
 			fail_msg("%s: %s", g.gl_pathv[i], err.msg);
 		check_real_kernel(g.gl_pathv[i], st);
@@ -945,6 +952,13 @@ static void test_debian_kernels(void **state)
 		free(img);
 	}
 	globfree(&g);
+}
+
+/* The two series scripts/fetch-debian-kernels.sh fetches, both. */
+static void test_debian_kernels(void **state)
+{
+	check_debian_series("6.1");
+	check_debian_series("6.12");
 }
 
 /* ---- the project's own kernel build, checked against its real System.map ---- */
@@ -1035,16 +1049,9 @@ static void compare_with_map(const char *dir, const struct symtab *st)
 
 static void test_project_kernel(void **state)
 {
-	const char *cache = getenv("KVMPROF_CACHE");
-	char pattern[512];
 	glob_t g;
 
-	snprintf(pattern, sizeof(pattern), "%s/kernel/*/System.map",
-		 cache && *cache ? cache : "/var/cache/kvmprof");
-	if (glob(pattern, 0, NULL, &g)) {
-		print_message("[   INFO   ] no %s (make kernel)\n", pattern);
-		skip();
-	}
+	cache_glob("kernel/*/System.map", "kernel/build.sh", &g);
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		char *dir = strdup(g.gl_pathv[i]), path[600];
 		struct symtab *st = symtab_new();
@@ -1055,11 +1062,11 @@ static void test_project_kernel(void **state)
 		*strrchr(dir, '/') = '\0';
 		snprintf(path, sizeof(path), "%s/bzImage", dir);
 		img = read_file(path, &len);
-		if (img) {
-			if (kimage_load_symbols(img, len, st, &err))
-				fail_msg("%s: %s", path, err.msg);
-			compare_with_map(dir, st);
-		}
+		if (!img)
+			fail_msg("%s: missing next to System.map", path);
+		if (kimage_load_symbols(img, len, st, &err))
+			fail_msg("%s: %s", path, err.msg);
+		compare_with_map(dir, st);
 		symtab_free(st);
 		free(img);
 		free(dir);

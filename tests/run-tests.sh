@@ -47,7 +47,9 @@ tally() {
 		failures+=("$suite")
 		printf '  %-40s FAIL (%d passed, %d failed%s)\n' "$suite" "$p" "$f" \
 			"$([ "$s" -gt 0 ] && echo ", $s skipped")"
-		grep -E '^not ok( |$)' "$log" | grep -viE '# *SKIP' | head -20 | sed 's/^/      /'
+		# With cmocka's "ERROR: " lines: they say why, e.g. which input is missing.
+		grep -E '^(not ok( |$)|ERROR: )' "$log" | grep -viE '^not ok.*# *SKIP' | head -20 |
+			sed 's/^/      /'
 	else
 		printf '  %-40s %d passed%s\n' "$suite" "$p" "$([ "$s" -gt 0 ] && echo ", $s skipped")"
 	fi

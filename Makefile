@@ -2,6 +2,7 @@
 #
 #   make          build every program (lib, kvmprof, guestfs-mount, tests)
 #   make check    install what is missing, build, run every test suite
+#   make unit     the same for the unit tests only
 #   make demo     install what is missing, build, run the main job on a default
 #   make check SANITIZE=1   unit tests under ASan + UBSan
 #
@@ -184,7 +185,14 @@ check: deps
 	@kernel/build.sh
 	@tests/run-tests.sh $(BUILD)
 
-unit: all
+# The unit tests need some of the same inputs (README.md, "Test inputs"): the
+# tools scripts/deps.sh installs, and Debian's and the project's kernels that
+# tests/unit/test_kimage.c decodes. Prepared here so that a fresh machine fails
+# no test for want of them; each step is a no-op when its result is cached.
+unit: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/fetch-debian-kernels.sh
+	@kernel/build.sh
 	@tests/run-tests.sh --unit-only $(BUILD)
 
 demo: deps

@@ -30,14 +30,14 @@ passed=0 failed=0 skipped=0
 failures=()
 
 # Count TAP lines from one suite's log; a suite that died without saying
-# "not ok" still counts as one failure.
+# "not ok" still counts as one failure. A "# SKIP" directive makes a line a
+# skip whether it says "ok" or, as cmocka prints it, "not ok".
 tally() {
 	local suite=$1 log=$2 rc=$3
 	local p f s
-	p=$(grep -cE '^ok [0-9]* ?-? ?' "$log" | head -1)
-	s=$(grep -cE '^ok .*# ?SKIP' "$log")
-	f=$(grep -cE '^not ok' "$log")
-	p=$((p - s))
+	s=$(grep -ciE '^(not )?ok( |$).*# *SKIP' "$log")
+	p=$(grep -E '^ok( |$)' "$log" | grep -cviE '# *SKIP')
+	f=$(grep -E '^not ok( |$)' "$log" | grep -cviE '# *SKIP')
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
 		echo "not ok - $suite exited with status $rc" >>"$log"
@@ -45,11 +45,16 @@ tally() {
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	if [ "$f" -gt 0 ]; then
 		failures+=("$suite")
-		printf '  %-40s FAIL (%d passed, %d failed)\n' "$suite" "$p" "$f"
-		grep -E '^not ok' "$log" | head -20 | sed 's/^/      /'
+		printf '  %-40s FAIL (%d passed, %d failed%s)\n' "$suite" "$p" "$f" \
+			"$([ "$s" -gt 0 ] && echo ", $s skipped")"
+		# With cmocka's "ERROR: " lines: they say why, e.g. which input is missing.
+		grep -E '^(not ok( |$)|ERROR: )' "$log" | grep -viE '^not ok.*# *SKIP' | head -20 |
+			sed 's/^/      /'
 	else
 		printf '  %-40s %d passed%s\n' "$suite" "$p" "$([ "$s" -gt 0 ] && echo ", $s skipped")"
 	fi
+	# A skip is never silent: say which tests did not run.
+	grep -iE '^(not )?ok( |$).*# *SKIP' "$log" | head -20 | sed 's/^/      /'
 }
 
 selected() {

@@ -124,8 +124,53 @@ static int size_check(const void *payload, size_t plen, enum kp_comp comp, size_
 		kp_comp_name(comp), out_len, want);
 }
 
-int kimage_extract(const void *buf, size_t len, void **vmlinux, size_t *vmlinux_len,
-		   struct kp_err *err)
+/*
+ * Refuse an oversized kernel before allocating or decompressing anything: an
+ * uncompressed payload is its own size, a compressed one states its size in
+ * the trailer. The trailer is only the image's word, so kp_decompress()
+ * enforces @max again while it runs.
+ */
+static int bound_check(const void *payload, size_t plen, enum kp_comp comp, uint64_t max,
+		       struct kp_err *err)
+{
+	uint64_t want = plen;
+
+	if (comp != KP_COMP_NONE)
+		want = le32((const uint8_t *)payload + plen - 4);
+	if (want <= max)
+		return 0;
+	return kp_errorf(err, EFBIG,
+			 "bzImage: %s payload holds a %llu-byte kernel, over the "
+			 "%llu-byte limit",
+			 kp_comp_name(comp), (unsigned long long)want,
+			 (unsigned long long)max);
+}
+
+static int extract_payload(const void *payload, size_t plen, enum kp_comp comp,
+			   uint64_t max, void **vmlinux, size_t *vmlinux_len,
+			   struct kp_err *err)
+{
+	size_t max_out = max < SIZE_MAX ? (size_t)max : SIZE_MAX;
+	int ret;
+
+	ret = kp_decompress(comp, payload, plen, max_out, vmlinux, vmlinux_len, err);
+	if (ret) {
+		/* Not "return kp_err_prefix()": without @err that returns 0. */
+		kp_err_prefix(err, "bzImage payload");
+		return ret;
+	}
+	ret = size_check(payload, plen, comp, *vmlinux_len, err);
+	if (!ret && (*vmlinux_len < 4 || memcmp(*vmlinux,
+						"\x7f"
+						"ELF",
+						4)))
+		ret = kp_errorf(err, EBADMSG, "bzImage: %s payload is not an ELF image",
+				kp_comp_name(comp));
+	return ret;
+}
+
+int kimage_extract(const void *buf, size_t len, uint64_t max, void **vmlinux,
+		   size_t *vmlinux_len, struct kp_err *err)
 {
 	const void *payload;
 	size_t plen;
@@ -135,19 +180,11 @@ int kimage_extract(const void *buf, size_t len, void **vmlinux, size_t *vmlinux_
 	*vmlinux = NULL;
 	*vmlinux_len = 0;
 	ret = kimage_payload(buf, len, &payload, &plen, &comp, err);
-	if (ret)
-		return ret;
-	ret = kp_decompress(comp, payload, plen, KP_DECOMPRESS_MAX, vmlinux, vmlinux_len,
-			    err);
-	if (ret)
-		return kp_err_prefix(err, "bzImage payload");
-	ret = size_check(payload, plen, comp, *vmlinux_len, err);
-	if (!ret && (*vmlinux_len < 4 || memcmp(*vmlinux,
-						"\x7f"
-						"ELF",
-						4)))
-		ret = kp_errorf(err, EBADMSG, "bzImage: %s payload is not an ELF image",
-				kp_comp_name(comp));
+	if (!ret)
+		ret = bound_check(payload, plen, comp, max, err);
+	if (!ret)
+		ret = extract_payload(payload, plen, comp, max, vmlinux, vmlinux_len,
+				      err);
 	if (ret) {
 		free(*vmlinux);
 		*vmlinux = NULL;
@@ -166,7 +203,7 @@ int kimage_load_symbols(const void *buf, size_t len, struct symtab *st,
 	size_t vlen, plen;
 	int ret;
 
-	ret = kimage_extract(buf, len, &vmlinux, &vlen, err);
+	ret = kimage_extract(buf, len, KP_DECOMPRESS_MAX, &vmlinux, &vlen, err);
 	if (ret)
 		return ret;
 	kimage_payload(buf, len, &payload, &plen, &comp, NULL);

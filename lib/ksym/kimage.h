@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "decompress.h"
 #include "base/err.h"
@@ -25,10 +26,13 @@ int kimage_payload(const void *buf, size_t len, const void **payload, size_t *pa
 
 /*
  * Decompress the payload of a bzImage into *vmlinux (malloc'ed): on x86 this is
- * the stripped vmlinux ELF. kimage_payload() tells the compression.
+ * the stripped vmlinux ELF. kimage_payload() tells the compression. An ELF over
+ * @max bytes (KP_DECOMPRESS_MAX when the caller has no limit of its own) fails
+ * with -EFBIG: refused up front from the payload's length or size trailer, and
+ * bounded again while decompressing, since the trailer may lie.
  */
-int kimage_extract(const void *buf, size_t len, void **vmlinux, size_t *vmlinux_len,
-		   struct kp_err *err);
+int kimage_extract(const void *buf, size_t len, uint64_t max, void **vmlinux,
+		   size_t *vmlinux_len, struct kp_err *err);
 
 /*
  * Decode the kallsyms tables embedded in a (decompressed, possibly stripped)
@@ -40,6 +44,7 @@ int kallsyms_tables_decode(const void *elf, size_t len, struct symtab *st,
 			   struct kp_err *err);
 
 /* bzImage -> symbols: kimage_extract() then kallsyms_tables_decode(). */
-int kimage_load_symbols(const void *buf, size_t len, struct symtab *st, struct kp_err *err);
+int kimage_load_symbols(const void *buf, size_t len, struct symtab *st,
+			struct kp_err *err);
 
 #endif

@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	void *elf;
 	size_t len;
 
-	if (!kimage_extract(data, size, &elf, &len, NULL))
+	if (!kimage_extract(data, size, KP_DECOMPRESS_MAX, &elf, &len, NULL))
 		free(elf);
 	kallsyms_tables_decode(data, size, st, NULL);
 	symtab_free(st);

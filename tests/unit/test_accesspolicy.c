@@ -185,19 +185,41 @@ static void test_default_root_only(void **state)
 	access_policy_free(p);
 }
 
+/*
+ * A private copy of @src, owned by us and 0600: the loader insists on
+ * owner-only write access, which a checkout's umask need not give.
+ */
+static void copy_private(const char *src, char *path)
+{
+	char buf[65536];
+	FILE *in = fopen(src, "r");
+	size_t n;
+	int fd;
+
+	if (!in)
+		fail_msg("%s: cannot be read", src);
+	n = fread(buf, 1, sizeof(buf), in);
+	fclose(in);
+	assert_true(n < sizeof(buf));
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, n), (ssize_t)n);
+	close(fd);
+}
+
 /* The shipped policy/access.conf is the root-only default. */
 static void test_shipped_file(void **state)
 {
+	char path[] = "/tmp/test_accesspolicy.XXXXXX";
 	struct access_policy *p = NULL;
 	struct kp_err err = {0};
-	struct stat st;
+	int ret;
 
-	/* The loader insists on owner-only write access; a checkout may differ. */
-	assert_int_equal(stat("policy/access.conf", &st), 0);
-	if (st.st_mode & (S_IWGRP | S_IWOTH) || (st.st_uid && st.st_uid != geteuid()))
-		skip();
-	if (access_policy_load("policy/access.conf", &p, &err))
-		fail_msg("%s", err.msg);
+	copy_private("policy/access.conf", path);
+	ret = access_policy_load(path, &p, &err);
+	unlink(path);
+	if (ret)
+		fail_msg("policy/access.conf: %s", err.msg);
 	assert_true(access_policy_exposes(p, "web1"));
 	assert_false(allows(p, "daemon", "adm", "web1", ARTIFACT_KALLSYMS));
 	access_policy_free(p);

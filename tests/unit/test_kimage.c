@@ -5,8 +5,9 @@
  * A small synthetic vmlinux is built here the way scripts/kallsyms.c lays
  * out its tables (both the <= 6.1 and the >= 6.2 orders, with and without
  * absolute per-cpu symbols, "big" two-byte name lengths), wrapped into a
- * hand-made bzImage; Debian's real kernels are decoded too when
- * scripts/fetch-debian-kernels.sh has put them in the cache.
+ * hand-made bzImage. Debian's real kernels (scripts/fetch-debian-kernels.sh)
+ * and the project's own (kernel/build.sh) are decoded from $KVMPROF_CACHE,
+ * which make check and make unit fill first: a missing one is a failure.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -682,12 +683,13 @@ static void test_bzimage_detect(void **state)
 	free(img.p);
 }
 
-static void expect_extract_error(const struct wbuf *img, int code, const char *msg)
+static void expect_extract_error(const struct wbuf *img, uint64_t max, int code,
+				 const char *msg)
 {
 	struct kp_err err = {0};
 	void *out = (void *)1;
 	size_t out_len = 1;
-	int ret = kimage_extract(img->p, img->len, &out, &out_len, &err);
+	int ret = kimage_extract(img->p, img->len, max, &out, &out_len, &err);
 
 	/* code 0: any error will do, as long as the message says what failed. */
 	if (code ? ret != -code : ret >= 0)
@@ -706,17 +708,19 @@ static void test_bzimage_bogus_payload(void **state)
 	struct symtab *st = symtab_new();
 	struct kp_err err = {0};
 
-	expect_extract_error(&img, EBADMSG, "no known compression magic");
+	expect_extract_error(&img, KP_DECOMPRESS_MAX, EBADMSG,
+			     "no known compression magic");
 	assert_int_equal(kimage_load_symbols(img.p, img.len, st, &err), -EBADMSG);
 	assert_non_null(strstr(err.msg, "bzImage: payload at 0x920"));
 	/* Right magic, garbage after it. */
 	memcpy(img.p + PM_START + PAYLOAD_OFF, "\x28\xb5\x2f\xfd", 4);
-	expect_extract_error(&img, 0, "bzImage payload: zstd stream");
+	expect_extract_error(&img, KP_DECOMPRESS_MAX, 0, "bzImage payload: zstd stream");
 	memcpy(img.p + PM_START + PAYLOAD_OFF,
 	       "\xfd"
 	       "7zXZ\0",
 	       6);
-	expect_extract_error(&img, EBADMSG, "bzImage payload: xz stream");
+	expect_extract_error(&img, KP_DECOMPRESS_MAX, EBADMSG,
+			     "bzImage payload: xz stream");
 	symtab_free(st);
 	free(img.p);
 }
@@ -726,18 +730,18 @@ static void test_bzimage_bad_header(void **state)
 	struct wbuf img = make_bzimage("\x1f\x8b\x08xxxxxxxxx", 12, 0x20f);
 
 	put_le32(img.p + 0x24c, 0x7fffffff);
-	expect_extract_error(&img, EBADMSG, "lies outside the");
+	expect_extract_error(&img, KP_DECOMPRESS_MAX, EBADMSG, "lies outside the");
 	put_le32(img.p + 0x24c, 12);
 	put_le32(img.p + 0x248, 0xfffffff0);
-	expect_extract_error(&img, EBADMSG, "lies outside the");
+	expect_extract_error(&img, KP_DECOMPRESS_MAX, EBADMSG, "lies outside the");
 	put_le32(img.p + 0x248, PAYLOAD_OFF);
 	img.p[0x206] = 0x06;
-	expect_extract_error(&img, ENOTSUP, "boot protocol 2.06");
+	expect_extract_error(&img, KP_DECOMPRESS_MAX, ENOTSUP, "boot protocol 2.06");
 	img.p[0x206] = 0x0f;
 	memcpy(img.p + 0x202, "HdrZ", 4);
-	expect_extract_error(&img, ENOEXEC, "no \"HdrS\"");
+	expect_extract_error(&img, KP_DECOMPRESS_MAX, ENOEXEC, "no \"HdrS\"");
 	img.len = 0x100;
-	expect_extract_error(&img, ENOEXEC, "too short");
+	expect_extract_error(&img, KP_DECOMPRESS_MAX, ENOEXEC, "too short");
 	free(img.p);
 }
 
@@ -758,7 +762,7 @@ static void test_bzimage_setup_sects_zero(void **state)
 	put_le32(img.p + 0x24c, (uint32_t)z.len);
 	img.len = 5 * 512;
 	wb_put(&img, z.p, z.len);
-	if (kimage_extract(img.p, img.len, &out, &out_len, &err))
+	if (kimage_extract(img.p, img.len, KP_DECOMPRESS_MAX, &out, &out_len, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(out_len, elf.len);
 	assert_memory_equal(out, elf.p, elf.len);
@@ -776,7 +780,50 @@ static void test_bzimage_size_trailer(void **state)
 
 	put_le32(z.p + z.len - 4, (uint32_t)elf.len + 1);
 	img = make_bzimage(z.p, z.len, 0x20f);
-	expect_extract_error(&img, EBADMSG, "but the image says");
+	expect_extract_error(&img, KP_DECOMPRESS_MAX, EBADMSG, "but the image says");
+	free(img.p);
+	free(z.p);
+	free(elf.p);
+}
+
+static void expect_extract_ok(const struct wbuf *img, uint64_t max,
+			      const struct wbuf *elf)
+{
+	struct kp_err err = {0};
+	size_t out_len;
+	void *out;
+
+	if (kimage_extract(img->p, img->len, max, &out, &out_len, &err))
+		fail_msg("cap %llu: %s", (unsigned long long)max, err.msg);
+	assert_int_equal(out_len, elf->len);
+	assert_memory_equal(out, elf->p, elf->len);
+	free(out);
+}
+
+/* guestfs-mount passes max-file-size: a kernel one byte over it is refused. */
+static void test_bzimage_cap(void **state)
+{
+	const struct kopts o = {.abs_percpu = true};
+	struct wbuf elf = build_vmlinux(&o, NULL), z = gzip_with_size(&elf);
+	struct wbuf img = make_bzimage(z.p, z.len, 0x20f);
+	struct wbuf raw = make_bzimage(elf.p, elf.len, 0x20f);
+	char msg[200];
+
+	snprintf(msg, sizeof(msg),
+		 "bzImage: gzip payload holds a %zu-byte kernel, over the %zu-byte limit",
+		 elf.len, elf.len - 1);
+	expect_extract_error(&img, elf.len - 1, EFBIG, msg);
+	expect_extract_ok(&img, elf.len, &elf);
+	/* A trailer that understates the size does not get past the cap. */
+	put_le32(img.p + img.len - 4, 100);
+	expect_extract_error(
+		&img, 4096, EFBIG,
+		"bzImage payload: gzip stream: decompressed data exceeds the "
+		"limit of 4096 bytes");
+	/* An uncompressed payload is its own size. */
+	expect_extract_error(&raw, elf.len - 1, EFBIG, "uncompressed payload holds a");
+	expect_extract_ok(&raw, elf.len, &elf);
+	free(raw.p);
 	free(img.p);
 	free(z.p);
 	free(elf.p);
@@ -817,7 +864,19 @@ static void test_bzimage_symbols(void **state)
 	free(elf.p);
 }
 
-/* ---- Debian's kernels, when scripts/fetch-debian-kernels.sh has fetched them ---- */
+/* ---- real kernels from $KVMPROF_CACHE, put there by make check / make unit ---- */
+
+/* @sub's matches in the cache, or a failure naming what is missing and who makes it. */
+static void cache_glob(const char *sub, const char *maker, glob_t *g)
+{
+	const char *cache = getenv("KVMPROF_CACHE");
+	char pattern[512];
+
+	snprintf(pattern, sizeof(pattern), "%s/%s",
+		 cache && *cache ? cache : "/var/cache/kvmprof", sub);
+	if (glob(pattern, 0, NULL, g))
+		fail_msg("no %s: run %s (make check and make unit do)", pattern, maker);
+}
 
 static uint8_t *read_file(const char *path, size_t *len)
 {
@@ -870,27 +929,21 @@ static void check_real_kernel(const char *path, const struct symtab *st)
 	assert_true(st->build_id_len == 20);
 }
 
-static void test_debian_kernels(void **state)
+static void check_debian_series(const char *series)
 {
-	const char *cache = getenv("KVMPROF_CACHE");
-	char pattern[512];
+	char sub[128];
 	glob_t g;
 
-	snprintf(pattern, sizeof(pattern), "%s/debian-kernels/*/boot/vmlinuz-*",
-		 cache && *cache ? cache : "/var/cache/kvmprof");
-	if (glob(pattern, 0, NULL, &g)) {
-		print_message(
-			"[   INFO   ] no %s (run scripts/fetch-debian-kernels.sh)\n",
-			pattern);
-		skip();
-	}
+	snprintf(sub, sizeof(sub), "debian-kernels/*/boot/vmlinuz-%s.*", series);
+	cache_glob(sub, "scripts/fetch-debian-kernels.sh", &g);
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		struct symtab *st = symtab_new();
 		struct kp_err err = {0};
 		size_t len = 0;
 		uint8_t *img = read_file(g.gl_pathv[i], &len);
 
-		assert_non_null(img);
+		if (!img)
+			fail_msg("%s: cannot be read", g.gl_pathv[i]);
 		if (kimage_load_symbols(img, len, st, &err))
 			fail_msg("%s: %s", g.gl_pathv[i], err.msg);
 		check_real_kernel(g.gl_pathv[i], st);
@@ -899,6 +952,13 @@ static void test_debian_kernels(void **state)
 		free(img);
 	}
 	globfree(&g);
+}
+
+/* The two series scripts/fetch-debian-kernels.sh fetches, both. */
+static void test_debian_kernels(void **state)
+{
+	check_debian_series("6.1");
+	check_debian_series("6.12");
 }
 
 /* ---- the project's own kernel build, checked against its real System.map ---- */
@@ -989,16 +1049,9 @@ static void compare_with_map(const char *dir, const struct symtab *st)
 
 static void test_project_kernel(void **state)
 {
-	const char *cache = getenv("KVMPROF_CACHE");
-	char pattern[512];
 	glob_t g;
 
-	snprintf(pattern, sizeof(pattern), "%s/kernel/*/System.map",
-		 cache && *cache ? cache : "/var/cache/kvmprof");
-	if (glob(pattern, 0, NULL, &g)) {
-		print_message("[   INFO   ] no %s (make kernel)\n", pattern);
-		skip();
-	}
+	cache_glob("kernel/*/System.map", "kernel/build.sh", &g);
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		char *dir = strdup(g.gl_pathv[i]), path[600];
 		struct symtab *st = symtab_new();
@@ -1009,11 +1062,11 @@ static void test_project_kernel(void **state)
 		*strrchr(dir, '/') = '\0';
 		snprintf(path, sizeof(path), "%s/bzImage", dir);
 		img = read_file(path, &len);
-		if (img) {
-			if (kimage_load_symbols(img, len, st, &err))
-				fail_msg("%s: %s", path, err.msg);
-			compare_with_map(dir, st);
-		}
+		if (!img)
+			fail_msg("%s: missing next to System.map", path);
+		if (kimage_load_symbols(img, len, st, &err))
+			fail_msg("%s: %s", path, err.msg);
+		compare_with_map(dir, st);
 		symtab_free(st);
 		free(img);
 		free(dir);
@@ -1035,6 +1088,7 @@ int main(void)
 		cmocka_unit_test(test_bzimage_bad_header),
 		cmocka_unit_test(test_bzimage_setup_sects_zero),
 		cmocka_unit_test(test_bzimage_size_trailer),
+		cmocka_unit_test(test_bzimage_cap),
 		cmocka_unit_test(test_bzimage_symbols),
 		cmocka_unit_test(test_debian_kernels),
 		cmocka_unit_test(test_project_kernel),

@@ -19,7 +19,7 @@
 
 size_t gm_module_comp_suffix(const char *name)
 {
-	static const char *const sfx[] = { ".ko.xz", ".ko.zst", ".ko.gz" };
+	static const char *const sfx[] = {".ko.xz", ".ko.zst", ".ko.gz"};
 	size_t len = strlen(name);
 
 	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
@@ -79,8 +79,8 @@ static bool find_banner(const void *elf, size_t len, char *out, size_t size)
  * The kernel ELF inside a bzImage, decompressed within @max bytes (the
  * library's own limit is 1 GiB; guest files get the configured one).
  */
-static int extract_elf(const void *img, size_t len, uint64_t max, void **elf, size_t *elf_len,
-		       struct kp_err *err)
+static int extract_elf(const void *img, size_t len, uint64_t max, void **elf,
+		       size_t *elf_len, struct kp_err *err)
 {
 	const void *payload;
 	size_t plen;
@@ -94,7 +94,8 @@ static int extract_elf(const void *img, size_t len, uint64_t max, void **elf, si
 		return ret;
 	if (comp == KP_COMP_NONE) {
 		if (plen > max)
-			return kp_errorf(err, EFBIG, "kernel ELF larger than max-file-size");
+			return kp_errorf(err, EFBIG,
+					 "kernel ELF larger than max-file-size");
 		*elf = malloc(plen ? plen : 1);
 		if (!*elf)
 			return kp_errorf(err, ENOMEM, "out of memory");
@@ -103,7 +104,8 @@ static int extract_elf(const void *img, size_t len, uint64_t max, void **elf, si
 	} else {
 		ret = kp_decompress(comp, payload, plen, max, elf, elf_len, err);
 		if (ret)
-			return kp_err_prefix(err, "bzImage %s payload", kp_comp_name(comp));
+			return kp_err_prefix(err, "bzImage %s payload",
+					     kp_comp_name(comp));
 	}
 	if (!elf_detect(*elf, *elf_len)) {
 		free(*elf);
@@ -133,7 +135,7 @@ static int write_table(const struct symtab *st, const char *path)
 static int write_notes(const uint8_t *id, size_t len, const char *path)
 {
 	uint8_t buf[12 + 4 + KP_BUILD_ID_MAX + 3];
-	uint32_t hdr[3] = { 4, (uint32_t)len, 3 /* NT_GNU_BUILD_ID */ };
+	uint32_t hdr[3] = {4, (uint32_t)len, 3 /* NT_GNU_BUILD_ID */};
 	size_t n = 12 + 4 + ((len + 3) & ~(size_t)3);
 
 	memset(buf, 0, sizeof(buf));
@@ -166,7 +168,7 @@ static void module_name_from_file(const char *file, char *out, size_t size)
 
 static void add_module(struct modlist *ml, const char *path, const char *file)
 {
-	struct kmod_layout layout = { 0 };
+	struct kmod_layout layout = {0};
 	struct kp_mapping map;
 	struct symtab *st = NULL;
 	struct modent *e;
@@ -220,7 +222,8 @@ static void walk_modules(struct modlist *ml, const char *dir, int depth)
 		char path[4096];
 		struct stat st;
 
-		if (de->d_name[0] == '.' || gm_path(path, sizeof(path), "%s/%s", dir, de->d_name) ||
+		if (de->d_name[0] == '.' ||
+		    gm_path(path, sizeof(path), "%s/%s", dir, de->d_name) ||
 		    lstat(path, &st))
 			continue;
 		if (S_ISDIR(st.st_mode))
@@ -237,10 +240,11 @@ static int by_name(const void *a, const void *b)
 }
 
 /* /proc/modules lines: name, size, refcount, users, state, address (unknown: 0). */
-static void derive_modules(const char *kdir, const struct gm_config *cfg, struct gm_kernel *k)
+static void derive_modules(const char *kdir, const struct gm_config *cfg,
+			   struct gm_kernel *k)
 {
-	struct modlist ml = { .max = cfg->max_file_size };
-	struct gm_buf b = { 0 };
+	struct modlist ml = {.max = cfg->max_file_size};
+	struct gm_buf b = {0};
 	char dir[4096], out[4096];
 
 	if (gm_path(dir, sizeof(dir), "%s/" GM_D_MODULES, kdir) ||
@@ -252,8 +256,8 @@ static void derive_modules(const char *kdir, const struct gm_config *cfg, struct
 	for (size_t i = 0; i < ml.nr; i++) {
 		if (i && !strcmp(ml.v[i].name, ml.v[i - 1].name))
 			continue;
-		gm_buf_printf(&b, "%s %" PRIu64 " 0 - Live 0x0000000000000000\n", ml.v[i].name,
-			      ml.v[i].size);
+		gm_buf_printf(&b, "%s %" PRIu64 " 0 - Live 0x0000000000000000\n",
+			      ml.v[i].name, ml.v[i].size);
 	}
 	k->nr_modules = (unsigned)ml.nr;
 	k->modules_bad = ml.bad;
@@ -283,8 +287,8 @@ void gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_m
 		      struct gm_kernel *k)
 {
 	char path[4096], hex[2 * KP_BUILD_ID_MAX + 2], banner[600];
-	struct kp_mapping zmap = { 0 };
-	struct kp_err err = { 0 };
+	struct kp_mapping zmap = {0};
+	struct kp_err err = {0};
 	struct symtab *st = NULL;
 	uint8_t id[KP_BUILD_ID_MAX];
 	size_t id_len = 0, elf_len = 0;
@@ -292,12 +296,13 @@ void gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_m
 	bool elf_owned = false, have_banner = false;
 	int ret;
 
-	/* The kernel image: its ELF gives the build-id, the banner and (last) kallsyms. */
+	/* The kernel image: its ELF gives the build-id, the banner and (last) kallsyms.
+	 */
 	if (k->has_vmlinuz && kpath(path, sizeof(path), kdir, GM_F_VMLINUZ) &&
 	    !kp_map_file(path, cfg->max_file_size, &zmap, &err)) {
 		if (kimage_is_bzimage(zmap.data, zmap.len)) {
-			ret = extract_elf(zmap.data, zmap.len, cfg->max_file_size, &elf, &elf_len,
-					  &err);
+			ret = extract_elf(zmap.data, zmap.len, cfg->max_file_size, &elf,
+					  &elf_len, &err);
 			if (ret)
 				gm_meta_note(m, "kernel %s: %s", k->ver, err.msg);
 			elf_owned = !ret;
@@ -305,7 +310,8 @@ void gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_m
 			elf = (void *)zmap.data;
 			elf_len = zmap.len;
 		} else {
-			gm_meta_note(m, "kernel %s: %s is neither a bzImage nor an ELF file",
+			gm_meta_note(m,
+				     "kernel %s: %s is neither a bzImage nor an ELF file",
 				     k->ver, k->vmlinuz);
 		}
 		kp_err_clear(&err);
@@ -320,10 +326,14 @@ void gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_m
 		if (symsrc_load_file(path, &st, NULL, &err)) {
 			gm_meta_note(m, "kernel %s: debug vmlinux: %s", k->ver, err.msg);
 		} else if (id_len && st->build_id_len &&
-			   (st->build_id_len != id_len || memcmp(st->build_id, id, id_len))) {
+			   (st->build_id_len != id_len ||
+			    memcmp(st->build_id, id, id_len))) {
 			k->debug_mismatch = true;
-			gm_meta_note(m, "kernel %s: debug vmlinux has another build-id than the "
-				     "kernel image: ignored", k->ver);
+			gm_meta_note(
+				m,
+				"kernel %s: debug vmlinux has another build-id than the "
+				"kernel image: ignored",
+				k->ver);
 			symtab_free(st);
 			st = NULL;
 		} else {
@@ -346,14 +356,16 @@ void gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_m
 		symtab_free(t);
 		kp_err_clear(&err);
 	}
-	if (!st && k->has_debug_sysmap && kpath(path, sizeof(path), kdir, GM_F_DEBUG_SYSMAP)) {
+	if (!st && k->has_debug_sysmap &&
+	    kpath(path, sizeof(path), kdir, GM_F_DEBUG_SYSMAP)) {
 		bool ph = false;
 
 		st = load_map(path, &ph, &err);
 		if (st)
 			k->symsrc = GM_SYMS_DEBUG_SYSTEM_MAP;
 		else
-			gm_meta_note(m, "kernel %s: debug System.map: %s", k->ver, err.msg);
+			gm_meta_note(m, "kernel %s: debug System.map: %s", k->ver,
+				     err.msg);
 		kp_err_clear(&err);
 	}
 	if (!st && elf) {
@@ -361,19 +373,22 @@ void gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_m
 		if (st && !kallsyms_tables_decode(elf, elf_len, st, &err)) {
 			k->symsrc = GM_SYMS_VMLINUZ;
 		} else {
-			gm_sanitize(k->error, sizeof(k->error), st ? err.msg : "out of memory");
+			gm_sanitize(k->error, sizeof(k->error),
+				    st ? err.msg : "out of memory");
 			symtab_free(st);
 			st = NULL;
 		}
 	} else if (!st) {
-		snprintf(k->error, sizeof(k->error), "no symbol source (no debug vmlinux, real "
+		snprintf(k->error, sizeof(k->error),
+			 "no symbol source (no debug vmlinux, real "
 			 "System.map or readable kernel image)");
 	}
 	gm_sanitize(k->error, sizeof(k->error), k->error);
 
 	if (st) {
 		k->nr_syms = st->nr;
-		if (kpath(path, sizeof(path), kdir, GM_F_KALLSYMS) && write_table(st, path))
+		if (kpath(path, sizeof(path), kdir, GM_F_KALLSYMS) &&
+		    write_table(st, path))
 			gm_meta_note(m, "kernel %s: writing kallsyms failed", k->ver);
 		if (st->build_id_len && !id_len) {
 			memcpy(id, st->build_id, st->build_id_len);
@@ -410,7 +425,8 @@ static int write_buffer(const char *out, const void *data, size_t len, struct kp
 	return ret ? kp_errorf(err, -ret, "%s: %s", out, strerror(-ret)) : 0;
 }
 
-int gm_derive_vmlinux(const char *vmlinuz, const char *out, uint64_t max, struct kp_err *err)
+int gm_derive_vmlinux(const char *vmlinuz, const char *out, uint64_t max,
+		      struct kp_err *err)
 {
 	struct kp_mapping map;
 	void *elf;
@@ -423,7 +439,8 @@ int gm_derive_vmlinux(const char *vmlinuz, const char *out, uint64_t max, struct
 	if (elf_detect(map.data, map.len)) {
 		ret = write_buffer(out, map.data, map.len, err);
 	} else if (!kimage_is_bzimage(map.data, map.len)) {
-		ret = kp_errorf(err, EINVAL, "kernel image is neither a bzImage nor an ELF file");
+		ret = kp_errorf(err, EINVAL,
+				"kernel image is neither a bzImage nor an ELF file");
 	} else {
 		ret = extract_elf(map.data, map.len, max, &elf, &len, err);
 		if (!ret)

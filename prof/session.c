@@ -185,9 +185,9 @@ static int guest_table_candidates(const struct session *s, const struct machine 
 			snprintf(paths[n++], 512, "%s/%d/" GUEST_PID_KALLSYMS, mounts[i],
 				 m->pid);
 		if (n < max)
-			snprintf(paths[n++], 512, "%s/" GUEST_TREE_BY_PID "/%d/" GUEST_PID_KALLSYMS,
-				 mounts[i],
-				 m->pid);
+			snprintf(paths[n++], 512,
+				 "%s/" GUEST_TREE_BY_PID "/%d/" GUEST_PID_KALLSYMS,
+				 mounts[i], m->pid);
 	}
 	return n;
 }
@@ -271,10 +271,9 @@ static void load_guest_modules(struct session *s, struct machine *m)
 	const char *mount =
 		s->sopts->guestmount ? s->sopts->guestmount : GUEST_MOUNT_DEFAULT;
 	char list[512] = "", tree[700] = "", ver[600], rel[128];
-	const char *dirs[3][2] = {
-		{m->name, GUEST_F_MODULES},
-		{"", GUEST_PID_MODULES},
-		{GUEST_TREE_BY_PID "/", GUEST_PID_MODULES}};
+	const char *dirs[3][2] = {{m->name, GUEST_F_MODULES},
+				  {"", GUEST_PID_MODULES},
+				  {GUEST_TREE_BY_PID "/", GUEST_PID_MODULES}};
 	struct kp_err err = {0};
 
 	for (int i = 0; i < 3 && !list[0]; i++) {
@@ -287,13 +286,15 @@ static void load_guest_modules(struct session *s, struct machine *m)
 		else
 			snprintf(dir, sizeof(dir), "%s/%s%d", mount, dirs[i][0], m->pid);
 		snprintf(list, sizeof(list), "%s/%s", dir, dirs[i][1]);
-		snprintf(ver, sizeof(ver), "%s/%s", dir, i ? GUEST_PID_VERSION : GUEST_F_VERSION);
+		snprintf(ver, sizeof(ver), "%s/%s", dir,
+			 i ? GUEST_PID_VERSION : GUEST_F_VERSION);
 		if (!file_exists(list)) {
 			list[0] = '\0';
 			continue;
 		}
 		if (guest_release(ver, rel, sizeof(rel)))
-			snprintf(tree, sizeof(tree), "%s/" GUEST_D_LIB_MODULES "/%s", dir, rel);
+			snprintf(tree, sizeof(tree), "%s/" GUEST_D_LIB_MODULES "/%s", dir,
+				 rel);
 	}
 	if (s->sopts->guestmodules)
 		snprintf(list, sizeof(list), "%s", s->sopts->guestmodules);

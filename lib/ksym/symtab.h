@@ -14,35 +14,35 @@
 #include "base/err.h"
 
 #define KP_BUILD_ID_MAX 20
-#define KP_SLIDE_ALIGN	(2ULL << 20)	/* x86-64 KASLR moves the kernel in 2 MiB steps */
+#define KP_SLIDE_ALIGN	(2ULL << 20) /* x86-64 KASLR moves the kernel in 2 MiB steps */
 
 struct ksym {
-	uint64_t addr;		/* link-time address */
-	uint64_t size;		/* from the source when known, else distance to the next symbol */
-	const char *name;	/* owned by the table */
-	const char *module;	/* NULL for the core kernel */
-	char type;		/* nm-style type letter: t T d D r R b B a A w W ... */
+	uint64_t addr; /* link-time address */
+	uint64_t size; /* from the source when known, else distance to the next symbol */
+	const char *name;   /* owned by the table */
+	const char *module; /* NULL for the core kernel */
+	char type;	    /* nm-style type letter: t T d D r R b B a A w W ... */
 };
 
 struct arena;
 
 struct symtab {
-	struct ksym *syms;	/* sorted by address; aliases keep their source order */
+	struct ksym *syms; /* sorted by address; aliases keep their source order */
 	size_t nr;
-	uint64_t *addrs;	/* distinct addresses, packed for fast binary search */
-	uint32_t *best;		/* for each, the alias lookups report (perf's choice) */
+	uint64_t *addrs; /* distinct addresses, packed for fast binary search */
+	uint32_t *best;	 /* for each, the alias lookups report (perf's choice) */
 	size_t nr_addrs;
 	size_t alloc;
 	struct arena *strings;
-	void *owned;		/* a buffer names point into (see ksymblob.c), or NULL */
+	void *owned; /* a buffer names point into (see ksymblob.c), or NULL */
 	bool sorted;
-	bool bounded;		/* sizes come from the source: lookups past a symbol's end fail */
+	bool bounded; /* sizes come from the source: lookups past a symbol's end fail */
 
-	int64_t slide;		/* runtime address - link-time address */
-	uint64_t text_start;	/* link-time _text (or _stext), 0 if unknown */
-	uint64_t text_end;	/* link-time _etext, 0 if unknown */
+	int64_t slide;	     /* runtime address - link-time address */
+	uint64_t text_start; /* link-time _text (or _stext), 0 if unknown */
+	uint64_t text_end;   /* link-time _etext, 0 if unknown */
 
-	char source[128];	/* what the table came from, for reports */
+	char source[128]; /* what the table came from, for reports */
 	uint8_t build_id[KP_BUILD_ID_MAX];
 	size_t build_id_len;
 };
@@ -78,7 +78,8 @@ static inline bool ksym_is_text(char type)
  * source. *offset receives addr - symbol start. Of several symbols at one
  * address, the one perf report would show is returned (see order_aliases).
  */
-const struct ksym *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *offset);
+const struct ksym *symtab_lookup(const struct symtab *st, uint64_t addr,
+				 uint64_t *offset);
 
 /* Like symtab_lookup, but NULL unless the address is inside kernel text. */
 const struct ksym *symtab_lookup_text(const struct symtab *st, uint64_t addr,

@@ -13,7 +13,8 @@ static void machine_init(struct machine *m, bool guest, int pid)
 	m->pid = pid;
 	strcpy(m->name, guest ? "-" : "host");
 	if (guest)
-		snprintf(m->dso_name, sizeof(m->dso_name), "[guest.kernel.kallsyms.%d]", pid);
+		snprintf(m->dso_name, sizeof(m->dso_name), "[guest.kernel.kallsyms.%d]",
+			 pid);
 	else
 		strcpy(m->dso_name, "[kernel.kallsyms]");
 	hashmap_init(&m->threads);
@@ -173,7 +174,7 @@ int machine_fork(struct machines *ms, struct machine *m, int ppid, int pid, int 
 	if (parent && !t->comm)
 		t->comm = parent->comm;
 	if (ppid == pid)
-		return 0;	/* a new thread shares its process's maps */
+		return 0; /* a new thread shares its process's maps */
 	pg = mapgroup_of(m, ppid, false);
 	if (!pg || !pg->nr)
 		return 0;
@@ -237,7 +238,7 @@ int machine_add_map(struct machines *ms, struct machine *m, int pid, uint64_t st
 	}
 	for (i = g->nr; i > 0 && g->maps[i - 1].start > start; i--)
 		g->maps[i] = g->maps[i - 1];
-	g->maps[i] = (struct map){ start, start + len, pgoff, dso };
+	g->maps[i] = (struct map){start, start + len, pgoff, dso};
 	g->nr++;
 	return 0;
 }

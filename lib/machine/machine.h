@@ -25,7 +25,7 @@ struct map {
 };
 
 struct mapgroup {
-	struct map *maps;	/* sorted by start, non-overlapping */
+	struct map *maps; /* sorted by start, non-overlapping */
 	size_t nr;
 	size_t alloc;
 };
@@ -33,14 +33,14 @@ struct mapgroup {
 struct thread {
 	int pid;
 	int tid;
-	const char *comm;	/* interned */
+	const char *comm; /* interned */
 };
 
 struct machine {
 	bool guest;
-	int pid;			/* QEMU process for guests, -1 for the host */
-	char name[GUEST_NAME_MAX];	/* guest name, "-" when unknown */
-	char dso_name[64];		/* [kernel.kallsyms] or [guest.kernel.kallsyms.PID] */
+	int pid;		   /* QEMU process for guests, -1 for the host */
+	char name[GUEST_NAME_MAX]; /* guest name, "-" when unknown */
+	char dso_name[64];	   /* [kernel.kallsyms] or [guest.kernel.kallsyms.PID] */
 	struct dso *kernel;
 	/* Where the kernel runs: slide = runtime - link-time address. */
 	bool slide_known;
@@ -49,10 +49,10 @@ struct machine {
 	/* The kernel map record's reference symbol and its runtime address. */
 	char ref_sym[64];
 	uint64_t ref_runtime;
-	struct kmodules modules;	/* guests: loaded modules, when a list is known */
+	struct kmodules modules; /* guests: loaded modules, when a list is known */
 	char modules_source[600];
-	struct hashmap threads;		/* tid -> struct thread */
-	struct hashmap procs;		/* pid -> struct mapgroup */
+	struct hashmap threads; /* tid -> struct thread */
+	struct hashmap procs;	/* pid -> struct mapgroup */
 	uint64_t samples;
 };
 
@@ -63,7 +63,7 @@ struct machines {
 	struct hashmap guest_by_pid;
 	struct dso_cache dsos;
 	struct arena *strings;
-	struct hashmap comms;		/* interned comm strings */
+	struct hashmap comms; /* interned comm strings */
 };
 
 int machines_init(struct machines *ms);

@@ -16,9 +16,11 @@ static struct symtab *sample_table(void)
 	struct symtab *st = symtab_new();
 
 	/* Deliberately out of order, with an alias at 0x...1000. */
-	assert_int_equal(symtab_add(st, 0xffffffff81002000, 'T', "do_syscall_64", NULL), 0);
+	assert_int_equal(symtab_add(st, 0xffffffff81002000, 'T', "do_syscall_64", NULL),
+			 0);
 	assert_int_equal(symtab_add(st, 0xffffffff81000000, 'T', "_text", NULL), 0);
-	assert_int_equal(symtab_add(st, 0xffffffff81001000, 'T', "entry_SYSCALL_64", NULL), 0);
+	assert_int_equal(
+		symtab_add(st, 0xffffffff81001000, 'T', "entry_SYSCALL_64", NULL), 0);
 	assert_int_equal(symtab_add(st, 0xffffffff81001000, 't', "alias", NULL), 0);
 	assert_int_equal(symtab_add(st, 0xffffffff81003000, 'T', "_etext", NULL), 0);
 	assert_int_equal(symtab_add(st, 0xffffffff82000000, 'D', "some_data", NULL), 0);
@@ -76,7 +78,7 @@ static void test_lookup_text_range(void **state)
 static void test_slide_from_anchor(void **state)
 {
 	struct symtab *st = sample_table();
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	int64_t slide = 0;
 	const struct ksym *s;
 
@@ -93,7 +95,8 @@ static void test_slide_from_anchor(void **state)
 			 -EINVAL);
 	assert_non_null(strstr(err.msg, "2 MiB"));
 	kp_err_clear(&err);
-	assert_int_equal(symtab_slide_from_anchor(st, "no_such", 0, &slide, &err), -ENOENT);
+	assert_int_equal(symtab_slide_from_anchor(st, "no_such", 0, &slide, &err),
+			 -ENOENT);
 	assert_non_null(strstr(err.msg, "no_such"));
 	symtab_free(st);
 }
@@ -104,11 +107,13 @@ static void test_negative_slide(void **state)
 	int64_t slide;
 
 	/* A kernel loaded below its link address gives a negative slide. */
-	assert_int_equal(symtab_slide_from_anchor(st, "_text", 0xffffffff80e00000, &slide, NULL),
-			 0);
+	assert_int_equal(
+		symtab_slide_from_anchor(st, "_text", 0xffffffff80e00000, &slide, NULL),
+		0);
 	assert_true(slide < 0);
 	symtab_set_slide(st, slide);
-	assert_string_equal(symtab_lookup(st, 0xffffffff80e02000, NULL)->name, "do_syscall_64");
+	assert_string_equal(symtab_lookup(st, 0xffffffff80e02000, NULL)->name,
+			    "do_syscall_64");
 	symtab_free(st);
 }
 
@@ -143,12 +148,14 @@ static void test_many_symbols(void **state)
 
 	for (unsigned i = 0; i < 100000; i++) {
 		snprintf(name, sizeof(name), "f%u", i);
-		assert_int_equal(symtab_add(st, 0x1000 + (uint64_t)i * 16, 't', name, NULL), 0);
+		assert_int_equal(
+			symtab_add(st, 0x1000 + (uint64_t)i * 16, 't', name, NULL), 0);
 	}
 	assert_int_equal(symtab_finish(st), 0);
 	for (unsigned i = 0; i < 100000; i += 997) {
 		uint64_t off;
-		const struct ksym *s = symtab_lookup(st, 0x1000 + (uint64_t)i * 16 + 5, &off);
+		const struct ksym *s =
+			symtab_lookup(st, 0x1000 + (uint64_t)i * 16 + 5, &off);
 
 		snprintf(name, sizeof(name), "f%u", i);
 		assert_string_equal(s->name, name);

@@ -559,7 +559,6 @@ static int add_cached(struct session *s, struct hists *h, struct resolve_entry *
 	return e->row ? 0 : -ENOMEM;
 }
 
-/* @ordinal: the sample's position in the file, which indexes its guest context. */
 /* The command name of a sample's thread, perf's ":TID" when never seen. */
 static const char *sample_comm(struct session *s, int pid, int tid)
 {

@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 				     (hi - lo);
 	t0 = now_s();
 	for (unsigned long i = 0; i < lookups; i++) {
-		const struct ksym *s = symtab_lookup(st, addrs[i & 65535], NULL);
+		const struct ksym *s = symtab_lookup(st, addrs[i & 65535], 0, NULL);
 
 		sink += (uintptr_t)s;
 	}

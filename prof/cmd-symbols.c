@@ -113,13 +113,13 @@ static int parse_args(int argc, char **argv, struct symbols_opts *o)
 	return 0;
 }
 
-static int apply_anchor(struct symtab *st, const char *anchor)
+/* The slide at which @anchor (SYMBOL=RUNTIME_ADDR) puts @st's symbol, into *slide. */
+static int anchor_slide(const struct symtab *st, const char *anchor, int64_t *slide)
 {
 	char name[256];
 	const char *eq = strrchr(anchor, '=');
 	struct kp_err err = {0};
 	uint64_t runtime;
-	int64_t slide;
 
 	if (!eq || eq == anchor || (size_t)(eq - anchor) >= sizeof(name) ||
 	    parse_u64(eq + 1, &runtime)) {
@@ -129,15 +129,14 @@ static int apply_anchor(struct symtab *st, const char *anchor)
 		return -EINVAL;
 	}
 	snprintf(name, sizeof(name), "%.*s", (int)(eq - anchor), anchor);
-	if (symtab_slide_from_anchor(st, name, runtime, &slide, &err)) {
+	if (symtab_slide_from_anchor(st, name, runtime, slide, &err)) {
 		fprintf(stderr, "kvmprof symbols: %s\n", err.msg);
 		return -EINVAL;
 	}
-	symtab_set_slide(st, slide);
 	return 0;
 }
 
-static void print_info(const struct symtab *st, FILE *out)
+static void print_info(const struct symtab *st, int64_t slide, FILE *out)
 {
 	char hex[2 * KP_BUILD_ID_MAX + 1] = "-";
 
@@ -145,11 +144,11 @@ static void print_info(const struct symtab *st, FILE *out)
 		buildid_to_hex(st->build_id, st->build_id_len, hex);
 	fprintf(out, "source: %s\nsymbols: %zu\nbuild-id: %s\n", st->source, st->nr, hex);
 	fprintf(out, "text: %#" PRIx64 "-%#" PRIx64 "\nslide: %#" PRIx64 "\n",
-		st->text_start, st->text_end, (uint64_t)st->slide);
+		st->text_start, st->text_end, (uint64_t)slide);
 }
 
 /* The table in kallsyms format, names made safe for a terminal. */
-static int print_table(const struct symtab *st)
+static int print_table(const struct symtab *st, int64_t slide)
 {
 	char name[1024], mod[128];
 
@@ -159,17 +158,17 @@ static int print_table(const struct symtab *st)
 		sanitize(s->name, name, sizeof(name));
 		if (s->module) {
 			sanitize(s->module, mod, sizeof(mod));
-			printf("%016" PRIx64 " %c %s\t[%s]\n",
-			       s->addr + (uint64_t)st->slide, s->type, name, mod);
+			printf("%016" PRIx64 " %c %s\t[%s]\n", s->addr + (uint64_t)slide,
+			       s->type, name, mod);
 		} else {
-			printf("%016" PRIx64 " %c %s\n", s->addr + (uint64_t)st->slide,
+			printf("%016" PRIx64 " %c %s\n", s->addr + (uint64_t)slide,
 			       s->type, name);
 		}
 	}
 	return ferror(stdout) ? -EIO : 0;
 }
 
-static int print_lookups(const struct symtab *st, char **addrs, int nr)
+static int print_lookups(const struct symtab *st, int64_t slide, char **addrs, int nr)
 {
 	int bad = 0;
 
@@ -184,7 +183,7 @@ static int print_lookups(const struct symtab *st, char **addrs, int nr)
 			bad = 1;
 			continue;
 		}
-		sym = symtab_lookup(st, addr, &off);
+		sym = symtab_lookup(st, addr, slide, &off);
 		if (sym) {
 			sanitize(sym->name, name, sizeof(name));
 			sanitize(sym->module ? sym->module : "", mod, sizeof(mod));
@@ -213,14 +212,13 @@ int cmd_symbols(int argc, char **argv)
 		fprintf(stderr, "kvmprof symbols: %s\n", err.msg);
 		return 1;
 	}
-	symtab_set_slide(st, o.slide);
-	ret = o.anchor ? apply_anchor(st, o.anchor) : 0;
+	ret = o.anchor ? anchor_slide(st, o.anchor, &o.slide) : 0;
 	if (!ret && o.info)
-		print_info(st, stdout);
+		print_info(st, o.slide, stdout);
 	else if (!ret && o.nr_lookups)
-		ret = print_lookups(st, o.lookups, o.nr_lookups);
+		ret = print_lookups(st, o.slide, o.lookups, o.nr_lookups);
 	else if (!ret)
-		ret = print_table(st);
+		ret = print_table(st, o.slide);
 	symtab_free(st);
 	if (fflush(stdout) || ret < 0)
 		return 1;

@@ -388,19 +388,24 @@ static int vcpu_from_comm(const char *comm)
 	return -1;
 }
 
-static const struct ksym *kernel_lookup(struct machine *m, uint64_t ip,
+/* Where @m's kernel runs; without a known slide, where it was linked. */
+static int64_t kernel_slide(const struct machine *m)
+{
+	return m->slide_known ? m->slide : 0;
+}
+
+static const struct ksym *kernel_lookup(const struct machine *m, uint64_t ip,
 					const struct dso **dso)
 {
-	struct symtab *st = m->kernel->symtab;
+	const struct symtab *st = m->kernel->symtab;
 
 	*dso = m->kernel;
 	if (!st)
 		return NULL;
 	/* Without a known slide only an unrelocated kernel resolves: never guess. */
-	st->slide = m->slide_known ? m->slide : 0;
 	if (!m->slide_known && !symtab_in_text(st, ip))
 		return NULL;
-	return symtab_lookup(st, ip, NULL);
+	return symtab_lookup(st, ip, kernel_slide(m), NULL);
 }
 
 static void resolve_guest(struct session *s, struct machine *m, uint64_t ip,
@@ -414,9 +419,9 @@ static void resolve_guest(struct session *s, struct machine *m, uint64_t ip,
 	k->dso = dso;
 	/* Outside the core kernel's text: a loaded module's, when the list is known. */
 	if (m->modules.nr &&
-	    (!k->sym || (!k->sym->module && m->kernel->symtab->text_end &&
-			 !symtab_in_text(m->kernel->symtab,
-					 ip - (uint64_t)m->kernel->symtab->slide)))) {
+	    (!k->sym ||
+	     (!k->sym->module && m->kernel->symtab->text_end &&
+	      !symtab_in_text(m->kernel->symtab, ip - (uint64_t)kernel_slide(m))))) {
 		const struct dso *mdso = NULL;
 		const struct ksym *msym = kmodules_lookup(&m->modules, ip, &mdso);
 

@@ -131,11 +131,11 @@ int kallsyms_parse(const char *buf, size_t len, const char *what, struct symtab 
 	return symtab_finish(st) ? kp_errorf(err, ENOMEM, "%s: out of memory", what) : 0;
 }
 
-int kallsyms_write(const struct symtab *st, FILE *out)
+int kallsyms_write(const struct symtab *st, int64_t slide, FILE *out)
 {
 	for (size_t i = 0; i < st->nr; i++) {
 		const struct ksym *s = &st->syms[i];
-		uint64_t addr = s->addr + (uint64_t)st->slide;
+		uint64_t addr = s->addr + (uint64_t)slide;
 
 		if (s->module)
 			fprintf(out, "%016llx %c %s\t[%s]\n", (unsigned long long)addr,

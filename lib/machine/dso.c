@@ -169,5 +169,5 @@ const struct ksym *dso_lookup_user(struct dso *d, uint64_t file_off, uint64_t *o
 	vaddr = elf_segments_offset_to_vaddr(&d->segs, file_off);
 	if (vaddr == UINT64_MAX)
 		return NULL;
-	return symtab_lookup(d->symtab, vaddr, offset);
+	return symtab_lookup(d->symtab, vaddr, 0, offset);
 }

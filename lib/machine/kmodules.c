@@ -142,8 +142,11 @@ const struct ksym *kmodules_lookup(struct kmodules *km, uint64_t ip,
 				load_symbols(km, m);
 			if (!m->dso->symtab)
 				return NULL;
-			m->dso->symtab->slide = (int64_t)m->start;
-			return symtab_lookup(m->dso->symtab, ip, NULL);
+			/*
+			 * Its table holds text offsets, and may be shared with
+			 * other guests loading the same file elsewhere.
+			 */
+			return symtab_lookup(m->dso->symtab, ip, (int64_t)m->start, NULL);
 		}
 	}
 	return NULL;

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct symtab *st;
 
 	if (symsrc_load_buffer(data, size, "fuzz", &st, &layout, &err) == 0) {
-		symtab_lookup(st, 0xffffffff81000000ULL, NULL);
+		symtab_lookup(st, 0xffffffff81000000ULL, 0, NULL);
 		symtab_free(st);
 	}
 	kmod_layout_release(&layout);

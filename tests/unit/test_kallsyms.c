@@ -36,12 +36,12 @@ static void test_proc_kallsyms_modules(void **state)
 
 	assert_int_equal(parse(proc_kallsyms, &st, &err), 0);
 	assert_int_equal(st->nr, 6);
-	s = symtab_lookup(st, 0xffffffffc0001010, NULL);
+	s = symtab_lookup(st, 0xffffffffc0001010, 0, NULL);
 	assert_string_equal(s->name, "svm_vcpu_run");
 	assert_string_equal(s->module, "kvm_amd");
-	s = symtab_lookup(st, 0xffffffffc0002000, NULL);
+	s = symtab_lookup(st, 0xffffffffc0002000, 0, NULL);
 	assert_string_equal(s->module, "kvm");
-	assert_null(symtab_lookup(st, 0xffffffff81000010, NULL)->module);
+	assert_null(symtab_lookup(st, 0xffffffff81000010, 0, NULL)->module);
 	assert_int_equal(st->text_start, 0xffffffff81000000);
 	assert_int_equal(st->text_end, 0xffffffff81f00000);
 	symtab_free(st);
@@ -113,8 +113,7 @@ static void test_write_roundtrip_with_slide(void **state)
 	FILE *out = open_memstream(&buf, &len);
 
 	assert_int_equal(parse(proc_kallsyms, &st, NULL), 0);
-	symtab_set_slide(st, 0x200000);
-	assert_int_equal(kallsyms_write(st, out), 0);
+	assert_int_equal(kallsyms_write(st, 0x200000, out), 0);
 	fclose(out);
 	assert_true(kallsyms_text_detect(buf, len));
 	assert_int_equal(parse(buf, &again, NULL), 0);

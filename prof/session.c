@@ -760,16 +760,13 @@ static int on_fork(struct session *s, const struct perf_event_header *ev)
 			    (int)f[2]);
 }
 
+/* Every record but samples, which on_sample() takes. */
 static int on_record(struct session *s, const struct perf_event_header *ev,
 		     struct kp_err *err)
 {
-	struct pd_sample ps;
 	int ret = 0;
 
 	switch (ev->type) {
-	case PERF_RECORD_SAMPLE:
-		ret = pd_parse_sample(s->file, ev, &ps, err);
-		return ret ? ret : on_sample(s, &ps, s->sample_ordinal++, err);
 	case PERF_RECORD_MMAP:
 		ret = ev->size >= sizeof(*ev) + sizeof(struct mmap_body)
 			      ? on_mmap(s, ev, false)
@@ -798,203 +795,36 @@ static int on_record(struct session *s, const struct perf_event_header *ev,
 	return ret ? kp_errorf(err, -ret, "%s: out of memory", s->file->path) : 0;
 }
 
-/*
- * Records from different CPUs' rings interleave out of time order; like
- * perf's ordered events, records are queued and processed by timestamp at
- * each FINISHED_ROUND (the recorder's promise that earlier rounds are done),
- * so that a COMM or MMAP applies to exactly the samples after it.
- */
-struct queued {
-	uint64_t time;
-	uint64_t seq; /* file order: ties keep it; also indexes queue.recs */
-};
-
-/* What a queued record needs, kept apart so that sorting moves 16 bytes. */
-struct queued_rec {
-	const struct perf_event_header *ev;
-	uint64_t ordinal;    /* samples: position among the file's samples */
-	struct pd_sample ps; /* samples: decoded once */
-};
-
-struct queue {
-	const struct perf_event_header **evs; /* this round, in file order */
-	size_t nr;
-	size_t alloc;
-	bool has_meta; /* a COMM, MMAP, FORK... is in this round */
-	struct queued *q;
-	struct queued_rec *recs;
-	size_t sort_alloc;
-};
-
-static int queued_cmp(const void *pa, const void *pb)
+/* Records come here in time order (see ordered_events.h). */
+static int deliver(void *ctx, const struct ordered_event *e, struct kp_err *err)
 {
-	const struct queued *a = pa, *b = pb;
+	struct session *s = ctx;
 
-	if (a->time != b->time)
-		return a->time < b->time ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-/*
- * A round is each CPU's ring drained in turn: a few runs already in time
- * order. Merging those natural runs is linear in practice.
- */
-static int merge_runs(struct queued *q, size_t n)
-{
-	struct queued *tmp, *src = q, *dst;
-
-	tmp = malloc(n * sizeof(*tmp));
-	if (!tmp)
-		return -ENOMEM;
-	dst = tmp;
-	for (;;) {
-		size_t runs = 0, i = 0, o = 0;
-
-		while (i < n) {
-			size_t a = i, b, end;
-
-			while (i + 1 < n && queued_cmp(&src[i], &src[i + 1]) <= 0)
-				i++;
-			b = ++i;
-			while (i + 1 < n && queued_cmp(&src[i], &src[i + 1]) <= 0)
-				i++;
-			end = b < n ? ++i : n;
-			/* Merge [a, b) and [b, end); the left run wins ties: stable. */
-			for (size_t x = a, y = b; x < b || y < end;)
-				dst[o++] = y >= end || (x < b &&
-							queued_cmp(&src[x], &src[y]) <= 0)
-						   ? src[x++]
-						   : src[y++];
-			runs++;
-		}
-		src = dst;
-		dst = src == tmp ? q : tmp;
-		if (runs <= 1)
-			break;
-	}
-	if (src != q)
-		memcpy(q, src, n * sizeof(*src));
-	free(tmp);
-	return 0;
-}
-
-static int grow_sort_arrays(struct queue *q, struct kp_err *err)
-{
-	struct queued *p;
-	struct queued_rec *r;
-
-	if (q->sort_alloc >= q->nr)
-		return 0;
-	p = realloc(q->q, q->nr * sizeof(*p));
-	if (p)
-		q->q = p;
-	r = p ? realloc(q->recs, q->nr * sizeof(*r)) : NULL;
-	if (!r)
-		return kp_errorf(err, ENOMEM, "out of memory");
-	q->recs = r;
-	q->sort_alloc = q->nr;
-	return 0;
-}
-
-/* Decode the round's records and put them in time order. */
-static int sort_round(struct session *s, struct queue *q, struct kp_err *err)
-{
-	int ret = grow_sort_arrays(q, err);
-	bool sorted = true;
-
-	for (size_t i = 0; !ret && i < q->nr; i++) {
-		struct queued_rec *r = &q->recs[i];
-
-		r->ev = q->evs[i];
-		if (r->ev->type == PERF_RECORD_SAMPLE) {
-			ret = pd_parse_sample(s->file, r->ev, &r->ps, err);
-			r->ordinal = s->sample_ordinal++;
-		} else {
-			ret = pd_parse_id_trailer(s->file, r->ev, &r->ps, err);
-		}
-		q->q[i] = (struct queued){r->ps.time, i};
-		sorted = sorted && (!i || q->q[i - 1].time <= q->q[i].time);
-	}
-	if (!ret && !sorted && merge_runs(q->q, q->nr))
-		ret = kp_errorf(err, ENOMEM, "out of memory");
-	return ret;
-}
-
-/*
- * Samples commute with each other; only their order against COMM, MMAP and
- * FORK records matters. A round without those is processed as it is.
- */
-static int flush_queue(struct session *s, struct queue *q, struct kp_err *err)
-{
-	int ret = 0;
-
-	if (!q->has_meta) {
-		for (size_t i = 0; i < q->nr && !ret; i++)
-			ret = on_record(s, q->evs[i], err);
-	} else {
-		ret = sort_round(s, q, err);
-		for (size_t i = 0; i < q->nr && !ret; i++) {
-			const struct queued_rec *r = &q->recs[q->q[i].seq];
-
-			ret = r->ev->type == PERF_RECORD_SAMPLE
-				      ? on_sample(s, &r->ps, r->ordinal, err)
-				      : on_record(s, r->ev, err);
-		}
-	}
-	q->nr = 0;
-	q->has_meta = false;
-	return ret;
-}
-
-static int enqueue(struct session *s, struct queue *q, const struct perf_event_header *ev,
-		   struct kp_err *err)
-{
-	if (q->nr == q->alloc) {
-		size_t alloc = q->alloc ? q->alloc * 2 : 4096;
-		const struct perf_event_header **p = realloc(q->evs, alloc * sizeof(*p));
-
-		if (!p)
-			return kp_errorf(err, ENOMEM, "out of memory");
-		q->evs = p;
-		q->alloc = alloc;
-	}
-	q->evs[q->nr++] = ev;
-	q->has_meta |= ev->type != PERF_RECORD_SAMPLE;
-	return 0;
-}
-
-static bool file_has_times(const struct pd_file *f)
-{
-	const struct perf_event_attr *a = &f->evsels[0].attr;
-
-	return (a->sample_type & PERF_SAMPLE_TIME) && a->sample_id_all;
+	return e->sample ? on_sample(s, e->sample, e->ordinal, err)
+			 : on_record(s, e->ev, err);
 }
 
 int session_process(struct session *s, struct kp_err *err)
 {
 	const struct perf_event_header *ev;
-	struct queue q = {0};
-	bool ordered = file_has_times(s->file);
+	struct ordered_events oe;
 	uint64_t pos = 0;
 	int ret;
 
+	ordered_events_init(&oe, s->file, deliver, s);
 	while ((ret = pd_next(s->file, &pos, &ev, err)) > 0) {
 		if (ev->type == PD_RECORD_FINISHED_ROUND)
-			ret = flush_queue(s, &q, err);
+			ret = ordered_events_flush(&oe, err);
 		else if (ev->type >= 64)
 			ret = 0; /* perf's own header records: nothing to model */
-		else if (ordered)
-			ret = enqueue(s, &q, ev, err);
 		else
-			ret = on_record(s, ev, err);
+			ret = ordered_events_queue(&oe, ev, err);
 		if (ret)
 			break;
 	}
 	if (!ret)
-		ret = flush_queue(s, &q, err);
-	free(q.evs);
-	free(q.q);
-	free(q.recs);
+		ret = ordered_events_flush(&oe, err);
+	ordered_events_release(&oe);
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < s->file->nr_evsels; i++)

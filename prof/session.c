@@ -212,8 +212,7 @@ static void place_guest(struct session *s, struct machine *m, const char *path)
 	}
 	/* The guest context's LSTAR is the runtime entry_SYSCALL_64. */
 	if (g && g->lstar && m->kernel->symtab &&
-	    !symtab_slide_from_anchor(m->kernel->symtab, "entry_SYSCALL_64", g->lstar,
-				      &m->slide, NULL)) {
+	    !kaslr_slide_from_lstar(m->kernel->symtab, g->lstar, &m->slide, NULL)) {
 		m->slide_known = true;
 		snprintf(m->slide_source, sizeof(m->slide_source),
 			 "guest context (LSTAR)");

@@ -203,42 +203,20 @@ static bool is_runtime_table(const char *path)
 static void place_guest(struct session *s, struct machine *m, const char *path)
 {
 	const struct kvmfeat_guest *g = kvmfeat_find(&s->kvmfeat, m->pid);
+	struct guest_slide_hints h = {
+		.forced = s->sopts->has_guest_slide,
+		.forced_slide = s->sopts->guest_slide,
+		.def = machines_find_guest(&s->machines, 0),
+		.runtime_table = is_runtime_table(path),
+	};
 
-	if (s->sopts->has_guest_slide) {
-		m->slide = s->sopts->guest_slide;
-		m->slide_known = true;
-		snprintf(m->slide_source, sizeof(m->slide_source), "--guest-slide");
-		return;
+	if (g) {
+		h.lstar = g->lstar;
+		h.recorded = g->has_slide;
+		h.recorded_slide = g->slide;
+		h.recorded_source = g->slide_source;
 	}
-	/* The guest context's LSTAR is the runtime entry_SYSCALL_64. */
-	if (g && g->lstar && m->kernel->symtab &&
-	    !kaslr_slide_from_lstar(m->kernel->symtab, g->lstar, &m->slide, NULL)) {
-		m->slide_known = true;
-		snprintf(m->slide_source, sizeof(m->slide_source),
-			 "guest context (LSTAR)");
-		return;
-	}
-	if (g && g->has_slide) {
-		m->slide = g->slide;
-		m->slide_known = true;
-		snprintf(m->slide_source, sizeof(m->slide_source), "%s",
-			 g->slide_source[0] ? g->slide_source : "recorded");
-		return;
-	}
-	/* perf kvm without --guestmount writes one map for its "default guest", pid 0. */
-	if (!m->ref_sym[0] && m->pid != 0) {
-		const struct machine *def = machines_find_guest(&s->machines, 0);
-
-		if (def && def->ref_sym[0]) {
-			snprintf(m->ref_sym, sizeof(m->ref_sym), "%s", def->ref_sym);
-			m->ref_runtime = def->ref_runtime;
-		}
-	}
-	machine_place_kernel(m);
-	if (!m->slide_known && is_runtime_table(path)) {
-		m->slide_known = true;
-		snprintf(m->slide_source, sizeof(m->slide_source), "runtime kallsyms");
-	}
+	machine_place_guest_kernel(m, &h);
 }
 
 /* The guest's release, from guestfs-mount's <name>/version or perf's proc/version. */

@@ -263,18 +263,3 @@ const struct map *machine_find_map(struct machine *m, int pid, uint64_t addr)
 	}
 	return NULL;
 }
-
-void machine_place_kernel(struct machine *m)
-{
-	const struct ksym *ref;
-	struct symtab *st = m->kernel ? m->kernel->symtab : NULL;
-
-	if (!st || m->slide_known || !m->ref_sym[0])
-		return;
-	ref = symtab_find(st, m->ref_sym);
-	if (!ref)
-		return;
-	m->slide = (int64_t)(m->ref_runtime - ref->addr);
-	m->slide_known = true;
-	snprintf(m->slide_source, sizeof(m->slide_source), "kernel map (%s)", m->ref_sym);
-}

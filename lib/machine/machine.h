@@ -81,10 +81,38 @@ int machine_add_map(struct machines *ms, struct machine *m, int pid, uint64_t st
 const struct map *machine_find_map(struct machine *m, int pid, uint64_t addr);
 
 /*
- * Place the kernel table: slide from the reference symbol the kernel map
- * record named (its pgoff is that symbol's runtime address), unless a slide
- * is already known from a better source.
+ * Where a machine's kernel runs (placement.c). Place the kernel table: the
+ * slide from the reference symbol the kernel map record named (its pgoff
+ * is that symbol's runtime address), unless a slide is already known from
+ * a better source. Called when a table is loaded, and when a kernel map
+ * record arrives after that.
  */
 void machine_place_kernel(struct machine *m);
+
+/* What is known of where a guest's kernel runs, besides kernel map records. */
+struct guest_slide_hints {
+	bool forced; /* --guest-slide */
+	int64_t forced_slide;
+	uint64_t lstar; /* the guest context's LSTAR, 0 when unknown */
+	bool recorded;	/* the file records a slide */
+	int64_t recorded_slide;
+	const char *recorded_source; /* how it was found; NULL or "": unknown */
+	const struct machine *def;   /* perf kvm's default guest (pid 0), or NULL */
+	bool runtime_table;	     /* the table is the running guest's /proc/kallsyms */
+};
+
+/*
+ * Place guest @m's newly loaded kernel table: set m->slide, ->slide_known
+ * and ->slide_source from the first source that gives a slide, the most
+ * trusted first:
+ *   1. the user's --guest-slide;
+ *   2. the guest context's LSTAR (kaslr_slide_from_lstar());
+ *   3. a slide recorded in the file;
+ *   4. a kernel map record of @m, or else of perf kvm's default guest, which
+ *      stands for every guest when perf kvm ran without --guestmount;
+ *   5. 0 when the table holds runtime addresses.
+ * Otherwise the slide stays unknown, and only an unrelocated kernel resolves.
+ */
+void machine_place_guest_kernel(struct machine *m, const struct guest_slide_hints *h);
 
 #endif

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "base/base.h"
@@ -85,13 +84,6 @@ void session_close(struct session *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static bool file_exists(const char *path)
-{
-	struct stat sb;
-
-	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
-}
-
 /* Load @path into @m's kernel DSO; on failure keep the reason for the header. */
 static bool load_kernel_table(struct machine *m, const char *path)
 {
@@ -164,50 +156,23 @@ static void load_host_kernel(struct session *s)
 	machine_place_kernel(m);
 }
 
-/* Candidate symbol files for a guest, most specific first. */
-static int guest_table_candidates(const struct session *s, const struct machine *m,
-				  char paths[][512], int max)
+/* The guest half of the report's symbol options, as lib/guest takes them. */
+static struct guestsyms_opts guest_opts(const struct symbol_opts *o)
 {
-	const struct symbol_opts *o = s->sopts;
-	const char *mounts[2] = {o->guestmount,
-				 o->guestmount ? NULL : GUEST_MOUNT_DEFAULT};
-	int n = 0;
-
-	if (o->guestvmlinux && n < max)
-		snprintf(paths[n++], 512, "%s", o->guestvmlinux);
-	if (o->guestkallsyms && n < max)
-		snprintf(paths[n++], 512, "%s", o->guestkallsyms);
-	for (int i = 0; i < 2 && mounts[i]; i++) {
-		if (strcmp(m->name, "-") && n < max)
-			snprintf(paths[n++], 512, "%s/%s/" GUEST_F_KALLSYMS, mounts[i],
-				 m->name);
-		if (n < max)
-			snprintf(paths[n++], 512, "%s/%d/" GUEST_PID_KALLSYMS, mounts[i],
-				 m->pid);
-		if (n < max)
-			snprintf(paths[n++], 512,
-				 "%s/" GUEST_TREE_BY_PID "/%d/" GUEST_PID_KALLSYMS,
-				 mounts[i], m->pid);
-	}
-	return n;
+	return (struct guestsyms_opts){.mount = o->guestmount,
+				       .vmlinux = o->guestvmlinux,
+				       .kallsyms = o->guestkallsyms,
+				       .modules = o->guestmodules};
 }
 
-/* perf's layout serves a running guest's /proc/kallsyms: runtime addresses. */
-static bool is_runtime_table(const char *path)
-{
-	size_t len = strlen(path);
-
-	return len >= 15 && !strcmp(path + len - 15, "/proc/kallsyms");
-}
-
-static void place_guest(struct session *s, struct machine *m, const char *path)
+static void place_guest(struct session *s, struct machine *m, bool runtime_table)
 {
 	const struct kvmfeat_guest *g = kvmfeat_find(&s->kvmfeat, m->pid);
 	struct guest_slide_hints h = {
 		.forced = s->sopts->has_guest_slide,
 		.forced_slide = s->sopts->guest_slide,
 		.def = machines_find_guest(&s->machines, 0),
-		.runtime_table = is_runtime_table(path),
+		.runtime_table = runtime_table,
 	};
 
 	if (g) {
@@ -219,98 +184,47 @@ static void place_guest(struct session *s, struct machine *m, const char *path)
 	machine_place_guest_kernel(m, &h);
 }
 
-/* The guest's release, from guestfs-mount's <name>/version or perf's proc/version. */
-static bool guest_release(const char *path, char *out, size_t size)
+static void load_guest_modules(struct session *s, struct machine *m,
+			       const struct guestsyms_opts *o)
 {
-	char buf[256] = "", a[64], b[64], c[128];
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return false;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	if (sscanf(buf, "%63s %63s %127s", a, b, c) == 3 && !strcmp(a, "Linux"))
-		snprintf(out, size, "%s", c); /* "Linux version RELEASE ..." */
-	else if (sscanf(buf, "%127s", c) == 1)
-		snprintf(out, size, "%s", c);
-	else
-		return false;
-	return true;
-}
-
-/*
- * Loaded modules: --guestmodules, or the guest tree's list; module files
- * from the tree's lib/modules/<release>/ when the release is known.
- */
-static void load_guest_modules(struct session *s, struct machine *m)
-{
-	const char *mount =
-		s->sopts->guestmount ? s->sopts->guestmount : GUEST_MOUNT_DEFAULT;
-	char list[512] = "", tree[700] = "", ver[600], rel[128];
-	const char *dirs[3][2] = {{m->name, GUEST_F_MODULES},
-				  {"", GUEST_PID_MODULES},
-				  {GUEST_TREE_BY_PID "/", GUEST_PID_MODULES}};
+	struct guestsyms_modules gm;
 	struct kp_err err = {0};
 
-	for (int i = 0; i < 3 && !list[0]; i++) {
-		char dir[300];
-
-		if (i == 0 && !strcmp(m->name, "-"))
-			continue;
-		if (i == 0)
-			snprintf(dir, sizeof(dir), "%s/%s", mount, m->name);
-		else
-			snprintf(dir, sizeof(dir), "%s/%s%d", mount, dirs[i][0], m->pid);
-		snprintf(list, sizeof(list), "%s/%s", dir, dirs[i][1]);
-		snprintf(ver, sizeof(ver), "%s/%s", dir,
-			 i ? GUEST_PID_VERSION : GUEST_F_VERSION);
-		if (!file_exists(list)) {
-			list[0] = '\0';
-			continue;
-		}
-		if (guest_release(ver, rel, sizeof(rel)))
-			snprintf(tree, sizeof(tree), "%s/" GUEST_D_LIB_MODULES "/%s", dir,
-				 rel);
-	}
-	if (s->sopts->guestmodules)
-		snprintf(list, sizeof(list), "%s", s->sopts->guestmodules);
-	if (!list[0])
+	if (!guestsyms_modules(o, m->name, m->pid, &gm))
 		return;
-	if (kmodules_load(&m->modules, list, tree[0] ? tree : NULL, &s->machines.dsos,
-			  &err))
+	if (kmodules_load(&m->modules, gm.list, gm.tree[0] ? gm.tree : NULL,
+			  &s->machines.dsos, &err))
 		snprintf(m->modules_source, sizeof(m->modules_source), "%s", err.msg);
 	else
 		snprintf(m->modules_source, sizeof(m->modules_source),
-			 "%zu modules from %s", m->modules.nr, list);
+			 "%zu modules from %s", m->modules.nr, gm.list);
 }
 
+static bool load_guest_table(void *m, const struct guestsyms_file *f)
+{
+	return load_kernel_table(m, f->path);
+}
+
+/* A guest's modules, kernel table and slide, at its first kernel sample. */
 static void load_guest_kernel(struct session *s, struct machine *m)
 {
-	char paths[8][512];
-	int n = guest_table_candidates(s, m, paths, 8);
+	struct guestsyms_opts o = guest_opts(s->sopts);
+	struct guestsyms_file files[GUESTSYMS_FILES_MAX];
+	int n = guestsyms_kernel_files(&o, m->name, m->pid, files, GUESTSYMS_FILES_MAX);
+	int i;
 
 	m->kernel->tried = true;
-	load_guest_modules(s, m);
-	for (int i = 0; i < n; i++) {
-		/* Explicit files must exist; the usual places are only probed. */
-		bool explicit_file =
-			i < !!s->sopts->guestvmlinux + !!s->sopts->guestkallsyms;
-
-		if (!explicit_file && !file_exists(paths[i]))
-			continue;
-		if (load_kernel_table(m, paths[i])) {
-			place_guest(s, m, paths[i]);
-			return;
-		}
-		if (explicit_file)
-			return;
+	load_guest_modules(s, m, &o);
+	i = guestsyms_load_first(files, n, load_guest_table, m);
+	if (i >= 0) {
+		place_guest(s, m, files[i].runtime);
+		return;
 	}
 	if (!m->kernel->error) {
 		char msg[600];
 
 		snprintf(msg, sizeof(msg), "no symbol file found (tried %s%s)",
-			 n ? paths[0] : "nothing", n > 1 ? " and others" : "");
+			 n ? files[0].path : "nothing", n > 1 ? " and others" : "");
 		m->kernel->error = strdup(msg);
 	}
 }

@@ -44,7 +44,7 @@ static int cmp_double(const void *a, const void *b)
 /* Read + parse + sort, as a report pays it, best of several runs' median. */
 static double parse_once(const char *path, struct symtab **out)
 {
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	double t0 = cpu_s();
 	char *buf;
 	size_t len;
@@ -82,16 +82,18 @@ int main(int argc, char **argv)
 	/* Random addresses prepared up front: the loop measures lookups only. */
 	addrs = malloc(65536 * sizeof(*addrs));
 	for (int i = 0; i < 65536; i++)
-		addrs[i] = lo + ((uint64_t)rand_r(&seed) << 31 ^ (uint64_t)rand_r(&seed)) % (hi - lo);
+		addrs[i] =
+			lo + ((uint64_t)rand_r(&seed) << 31 ^ (uint64_t)rand_r(&seed)) %
+				     (hi - lo);
 	t0 = now_s();
 	for (unsigned long i = 0; i < lookups; i++) {
-		const struct ksym *s = symtab_lookup(st, addrs[i & 65535], NULL);
+		const struct ksym *s = symtab_lookup(st, addrs[i & 65535], 0, NULL);
 
 		sink += (uintptr_t)s;
 	}
 	elapsed = now_s() - t0;
-	printf("parse_ms=%.2f symbols=%zu lookups_per_s=%.0f sink=%llu\n", times[3], st->nr,
-	       (double)lookups / elapsed, (unsigned long long)(sink & 1));
+	printf("parse_ms=%.2f symbols=%zu lookups_per_s=%.0f sink=%llu\n", times[3],
+	       st->nr, (double)lookups / elapsed, (unsigned long long)(sink & 1));
 	symtab_free(st);
 	free(addrs);
 	return 0;

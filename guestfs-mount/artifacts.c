@@ -82,7 +82,7 @@ static int write_table(const struct symtab *st, const char *path)
 
 	if (!f)
 		return errno ? -errno : -EIO;
-	if (kallsyms_write(st, f)) {
+	if (kallsyms_write(st, 0, f)) { /* link-time addresses */
 		fclose(f);
 		unlink(tmp);
 		return -EIO;

@@ -15,9 +15,7 @@
 #include "guest/guest.h"
 #include "util.h"
 
-#define KALLSYMS_MAX (256U << 20)
-/* x86-64 KASLR moves the kernel image up, by less than 1 GiB. */
-#define KASLR_MAX_SLIDE	 (1LL << 30)
+#define KALLSYMS_MAX	 (256U << 20)
 #define KERNEL_HALF_BASE 0xffffffff80000000ULL
 
 void gm_live_release(struct gm_live *l)
@@ -86,8 +84,9 @@ static int try_kernel(const char *keydir, const struct gm_kernel *k, uint64_t ls
 	st = symtab_new();
 	ret = st ? kallsyms_parse(*text, *len, path, st, err) : -ENOMEM;
 	if (!ret)
-		ret = symtab_slide_from_anchor(st, KVM_LSTAR_SYMBOL, lstar, slide, err);
-	if (!ret && (*slide >= KASLR_MAX_SLIDE || *slide < 0))
+		ret = kaslr_slide_from_lstar(st, lstar, slide, err);
+	/* The cache's kallsyms are link-time: a slide KASLR cannot pick rules it out. */
+	if (!ret && !kaslr_slide_possible(*slide))
 		ret = kp_errorf(err, ERANGE, "slide out of KASLR's range");
 	symtab_free(st);
 	if (ret) {
@@ -161,7 +160,7 @@ void gm_live_probe(const char *debugfs, pid_t pid, const struct gm_meta *meta,
 		return;
 	}
 	snprintf(out->why, sizeof(out->why),
-		 "LSTAR 0x%llx is no installed kernel's " KVM_LSTAR_SYMBOL
+		 "LSTAR 0x%llx is no installed kernel's " KASLR_LSTAR_SYMBOL
 		 " plus a KASLR slide",
 		 (unsigned long long)regs.lstar);
 	if (!meta || !keydir)

@@ -19,7 +19,7 @@
 struct symbols_opts {
 	const char *file;
 	int64_t slide;
-	const char *anchor;	/* NAME=RUNTIME_ADDR to derive the slide */
+	const char *anchor; /* NAME=RUNTIME_ADDR to derive the slide */
 	bool info;
 	char **lookups;
 	int nr_lookups;
@@ -30,7 +30,8 @@ static void symbols_usage(FILE *out)
 	fprintf(out,
 		"usage: kvmprof symbols FILE [--slide=HEX | --anchor=SYM=ADDR] [--info]\n"
 		"                        [--lookup ADDR...]\n\n"
-		"FILE is /proc/kallsyms text, a System.map, an ELF vmlinux, a kernel module\n"
+		"FILE is /proc/kallsyms text, a System.map, an ELF vmlinux, a kernel "
+		"module\n"
 		"(.ko, .ko.xz, .ko.zst, .ko.gz) or a compressed kernel image (vmlinuz).\n"
 		"Without --lookup the table is printed in kallsyms format, at runtime\n"
 		"addresses when a slide is given.\n");
@@ -59,12 +60,12 @@ static int parse_slide(const char *s, int64_t *slide)
 static int parse_args(int argc, char **argv, struct symbols_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "slide", required_argument, NULL, 's' },
-		{ "anchor", required_argument, NULL, 'a' },
-		{ "lookup", no_argument, NULL, 'l' },
-		{ "info", no_argument, NULL, 'i' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+		{"slide", required_argument, NULL, 's'},
+		{"anchor", required_argument, NULL, 'a'},
+		{"lookup", no_argument, NULL, 'l'},
+		{"info", no_argument, NULL, 'i'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
 	};
 	bool lookup = false;
 	int c;
@@ -73,7 +74,8 @@ static int parse_args(int argc, char **argv, struct symbols_opts *o)
 		switch (c) {
 		case 's':
 			if (parse_slide(optarg, &o->slide)) {
-				fprintf(stderr, "kvmprof symbols: bad --slide '%s'\n", optarg);
+				fprintf(stderr, "kvmprof symbols: bad --slide '%s'\n",
+					optarg);
 				return -EINVAL;
 			}
 			break;
@@ -104,48 +106,49 @@ static int parse_args(int argc, char **argv, struct symbols_opts *o)
 		o->lookups = argv + optind;
 		o->nr_lookups = argc - optind;
 	} else if (optind < argc) {
-		fprintf(stderr, "kvmprof symbols: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "kvmprof symbols: unexpected argument '%s'\n",
+			argv[optind]);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static int apply_anchor(struct symtab *st, const char *anchor)
+/* The slide at which @anchor (SYMBOL=RUNTIME_ADDR) puts @st's symbol, into *slide. */
+static int anchor_slide(const struct symtab *st, const char *anchor, int64_t *slide)
 {
 	char name[256];
 	const char *eq = strrchr(anchor, '=');
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	uint64_t runtime;
-	int64_t slide;
 
 	if (!eq || eq == anchor || (size_t)(eq - anchor) >= sizeof(name) ||
 	    parse_u64(eq + 1, &runtime)) {
-		fprintf(stderr, "kvmprof symbols: --anchor wants SYMBOL=HEXADDR, not '%s'\n",
+		fprintf(stderr,
+			"kvmprof symbols: --anchor wants SYMBOL=HEXADDR, not '%s'\n",
 			anchor);
 		return -EINVAL;
 	}
 	snprintf(name, sizeof(name), "%.*s", (int)(eq - anchor), anchor);
-	if (symtab_slide_from_anchor(st, name, runtime, &slide, &err)) {
+	if (symtab_slide_from_anchor(st, name, runtime, slide, &err)) {
 		fprintf(stderr, "kvmprof symbols: %s\n", err.msg);
 		return -EINVAL;
 	}
-	symtab_set_slide(st, slide);
 	return 0;
 }
 
-static void print_info(const struct symtab *st, FILE *out)
+static void print_info(const struct symtab *st, int64_t slide, FILE *out)
 {
 	char hex[2 * KP_BUILD_ID_MAX + 1] = "-";
 
 	if (st->build_id_len)
 		buildid_to_hex(st->build_id, st->build_id_len, hex);
 	fprintf(out, "source: %s\nsymbols: %zu\nbuild-id: %s\n", st->source, st->nr, hex);
-	fprintf(out, "text: %#" PRIx64 "-%#" PRIx64 "\nslide: %#" PRIx64 "\n", st->text_start,
-		st->text_end, (uint64_t)st->slide);
+	fprintf(out, "text: %#" PRIx64 "-%#" PRIx64 "\nslide: %#" PRIx64 "\n",
+		st->text_start, st->text_end, (uint64_t)slide);
 }
 
 /* The table in kallsyms format, names made safe for a terminal. */
-static int print_table(const struct symtab *st)
+static int print_table(const struct symtab *st, int64_t slide)
 {
 	char name[1024], mod[128];
 
@@ -155,17 +158,17 @@ static int print_table(const struct symtab *st)
 		sanitize(s->name, name, sizeof(name));
 		if (s->module) {
 			sanitize(s->module, mod, sizeof(mod));
-			printf("%016" PRIx64 " %c %s\t[%s]\n", s->addr + (uint64_t)st->slide,
+			printf("%016" PRIx64 " %c %s\t[%s]\n", s->addr + (uint64_t)slide,
 			       s->type, name, mod);
 		} else {
-			printf("%016" PRIx64 " %c %s\n", s->addr + (uint64_t)st->slide, s->type,
-			       name);
+			printf("%016" PRIx64 " %c %s\n", s->addr + (uint64_t)slide,
+			       s->type, name);
 		}
 	}
 	return ferror(stdout) ? -EIO : 0;
 }
 
-static int print_lookups(const struct symtab *st, char **addrs, int nr)
+static int print_lookups(const struct symtab *st, int64_t slide, char **addrs, int nr)
 {
 	int bad = 0;
 
@@ -180,7 +183,7 @@ static int print_lookups(const struct symtab *st, char **addrs, int nr)
 			bad = 1;
 			continue;
 		}
-		sym = symtab_lookup(st, addr, &off);
+		sym = symtab_lookup(st, addr, slide, &off);
 		if (sym) {
 			sanitize(sym->name, name, sizeof(name));
 			sanitize(sym->module ? sym->module : "", mod, sizeof(mod));
@@ -188,7 +191,8 @@ static int print_lookups(const struct symtab *st, char **addrs, int nr)
 		if (!sym)
 			printf("%016" PRIx64 " [unknown]\n", addr);
 		else if (sym->module)
-			printf("%016" PRIx64 " %s+0x%" PRIx64 " [%s]\n", addr, name, off, mod);
+			printf("%016" PRIx64 " %s+0x%" PRIx64 " [%s]\n", addr, name, off,
+			       mod);
 		else
 			printf("%016" PRIx64 " %s+0x%" PRIx64 "\n", addr, name, off);
 	}
@@ -197,8 +201,8 @@ static int print_lookups(const struct symtab *st, char **addrs, int nr)
 
 int cmd_symbols(int argc, char **argv)
 {
-	struct symbols_opts o = { 0 };
-	struct kp_err err = { 0 };
+	struct symbols_opts o = {0};
+	struct kp_err err = {0};
 	struct symtab *st;
 	int ret;
 
@@ -208,14 +212,13 @@ int cmd_symbols(int argc, char **argv)
 		fprintf(stderr, "kvmprof symbols: %s\n", err.msg);
 		return 1;
 	}
-	symtab_set_slide(st, o.slide);
-	ret = o.anchor ? apply_anchor(st, o.anchor) : 0;
+	ret = o.anchor ? anchor_slide(st, o.anchor, &o.slide) : 0;
 	if (!ret && o.info)
-		print_info(st, stdout);
+		print_info(st, o.slide, stdout);
 	else if (!ret && o.nr_lookups)
-		ret = print_lookups(st, o.lookups, o.nr_lookups);
+		ret = print_lookups(st, o.slide, o.lookups, o.nr_lookups);
 	else if (!ret)
-		ret = print_table(st);
+		ret = print_table(st, o.slide);
 	symtab_free(st);
 	if (fflush(stdout) || ret < 0)
 		return 1;

@@ -318,7 +318,7 @@ void record_state_print_summary(const struct record_state *rs, const char *path,
 		fprintf(out, "[ guest: pid %d name %s%s", g->pid, g->name,
 			g->lstar ? " (guest context: yes)" : "");
 		if (k && k->written)
-			fprintf(out, ", kernel map: %s at %#" PRIx64, KVM_LSTAR_SYMBOL,
+			fprintf(out, ", kernel map: %s at %#" PRIx64, KASLR_LSTAR_SYMBOL,
 				k->lstar);
 		else
 			fprintf(out, ", kernel map: none (LSTAR unknown)");

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "base/base.h"
@@ -85,13 +84,6 @@ void session_close(struct session *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static bool file_exists(const char *path)
-{
-	struct stat sb;
-
-	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
-}
-
 /* Load @path into @m's kernel DSO; on failure keep the reason for the header. */
 static bool load_kernel_table(struct machine *m, const char *path)
 {
@@ -164,175 +156,75 @@ static void load_host_kernel(struct session *s)
 	machine_place_kernel(m);
 }
 
-/* Candidate symbol files for a guest, most specific first. */
-static int guest_table_candidates(const struct session *s, const struct machine *m,
-				  char paths[][512], int max)
+/* The guest half of the report's symbol options, as lib/guest takes them. */
+static struct guestsyms_opts guest_opts(const struct symbol_opts *o)
 {
-	const struct symbol_opts *o = s->sopts;
-	const char *mounts[2] = {o->guestmount,
-				 o->guestmount ? NULL : GUEST_MOUNT_DEFAULT};
-	int n = 0;
-
-	if (o->guestvmlinux && n < max)
-		snprintf(paths[n++], 512, "%s", o->guestvmlinux);
-	if (o->guestkallsyms && n < max)
-		snprintf(paths[n++], 512, "%s", o->guestkallsyms);
-	for (int i = 0; i < 2 && mounts[i]; i++) {
-		if (strcmp(m->name, "-") && n < max)
-			snprintf(paths[n++], 512, "%s/%s/" GUEST_F_KALLSYMS, mounts[i],
-				 m->name);
-		if (n < max)
-			snprintf(paths[n++], 512, "%s/%d/" GUEST_PID_KALLSYMS, mounts[i],
-				 m->pid);
-		if (n < max)
-			snprintf(paths[n++], 512, "%s/" GUEST_TREE_BY_PID "/%d/" GUEST_PID_KALLSYMS,
-				 mounts[i],
-				 m->pid);
-	}
-	return n;
+	return (struct guestsyms_opts){.mount = o->guestmount,
+				       .vmlinux = o->guestvmlinux,
+				       .kallsyms = o->guestkallsyms,
+				       .modules = o->guestmodules};
 }
 
-/* perf's layout serves a running guest's /proc/kallsyms: runtime addresses. */
-static bool is_runtime_table(const char *path)
-{
-	size_t len = strlen(path);
-
-	return len >= 15 && !strcmp(path + len - 15, "/proc/kallsyms");
-}
-
-static void place_guest(struct session *s, struct machine *m, const char *path)
+static void place_guest(struct session *s, struct machine *m, bool runtime_table)
 {
 	const struct kvmfeat_guest *g = kvmfeat_find(&s->kvmfeat, m->pid);
+	struct guest_slide_hints h = {
+		.forced = s->sopts->has_guest_slide,
+		.forced_slide = s->sopts->guest_slide,
+		.def = machines_find_guest(&s->machines, 0),
+		.runtime_table = runtime_table,
+	};
 
-	if (s->sopts->has_guest_slide) {
-		m->slide = s->sopts->guest_slide;
-		m->slide_known = true;
-		snprintf(m->slide_source, sizeof(m->slide_source), "--guest-slide");
-		return;
+	if (g) {
+		h.lstar = g->lstar;
+		h.recorded = g->has_slide;
+		h.recorded_slide = g->slide;
+		h.recorded_source = g->slide_source;
 	}
-	/* The guest context's LSTAR is the runtime entry_SYSCALL_64. */
-	if (g && g->lstar && m->kernel->symtab &&
-	    !symtab_slide_from_anchor(m->kernel->symtab, "entry_SYSCALL_64", g->lstar,
-				      &m->slide, NULL)) {
-		m->slide_known = true;
-		snprintf(m->slide_source, sizeof(m->slide_source),
-			 "guest context (LSTAR)");
-		return;
-	}
-	if (g && g->has_slide) {
-		m->slide = g->slide;
-		m->slide_known = true;
-		snprintf(m->slide_source, sizeof(m->slide_source), "%s",
-			 g->slide_source[0] ? g->slide_source : "recorded");
-		return;
-	}
-	/* perf kvm without --guestmount writes one map for its "default guest", pid 0. */
-	if (!m->ref_sym[0] && m->pid != 0) {
-		const struct machine *def = machines_find_guest(&s->machines, 0);
-
-		if (def && def->ref_sym[0]) {
-			snprintf(m->ref_sym, sizeof(m->ref_sym), "%s", def->ref_sym);
-			m->ref_runtime = def->ref_runtime;
-		}
-	}
-	machine_place_kernel(m);
-	if (!m->slide_known && is_runtime_table(path)) {
-		m->slide_known = true;
-		snprintf(m->slide_source, sizeof(m->slide_source), "runtime kallsyms");
-	}
+	machine_place_guest_kernel(m, &h);
 }
 
-/* The guest's release, from guestfs-mount's <name>/version or perf's proc/version. */
-static bool guest_release(const char *path, char *out, size_t size)
+static void load_guest_modules(struct session *s, struct machine *m,
+			       const struct guestsyms_opts *o)
 {
-	char buf[256] = "", a[64], b[64], c[128];
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return false;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	if (sscanf(buf, "%63s %63s %127s", a, b, c) == 3 && !strcmp(a, "Linux"))
-		snprintf(out, size, "%s", c); /* "Linux version RELEASE ..." */
-	else if (sscanf(buf, "%127s", c) == 1)
-		snprintf(out, size, "%s", c);
-	else
-		return false;
-	return true;
-}
-
-/*
- * Loaded modules: --guestmodules, or the guest tree's list; module files
- * from the tree's lib/modules/<release>/ when the release is known.
- */
-static void load_guest_modules(struct session *s, struct machine *m)
-{
-	const char *mount =
-		s->sopts->guestmount ? s->sopts->guestmount : GUEST_MOUNT_DEFAULT;
-	char list[512] = "", tree[700] = "", ver[600], rel[128];
-	const char *dirs[3][2] = {
-		{m->name, GUEST_F_MODULES},
-		{"", GUEST_PID_MODULES},
-		{GUEST_TREE_BY_PID "/", GUEST_PID_MODULES}};
+	struct guestsyms_modules gm;
 	struct kp_err err = {0};
 
-	for (int i = 0; i < 3 && !list[0]; i++) {
-		char dir[300];
-
-		if (i == 0 && !strcmp(m->name, "-"))
-			continue;
-		if (i == 0)
-			snprintf(dir, sizeof(dir), "%s/%s", mount, m->name);
-		else
-			snprintf(dir, sizeof(dir), "%s/%s%d", mount, dirs[i][0], m->pid);
-		snprintf(list, sizeof(list), "%s/%s", dir, dirs[i][1]);
-		snprintf(ver, sizeof(ver), "%s/%s", dir, i ? GUEST_PID_VERSION : GUEST_F_VERSION);
-		if (!file_exists(list)) {
-			list[0] = '\0';
-			continue;
-		}
-		if (guest_release(ver, rel, sizeof(rel)))
-			snprintf(tree, sizeof(tree), "%s/" GUEST_D_LIB_MODULES "/%s", dir, rel);
-	}
-	if (s->sopts->guestmodules)
-		snprintf(list, sizeof(list), "%s", s->sopts->guestmodules);
-	if (!list[0])
+	if (!guestsyms_modules(o, m->name, m->pid, &gm))
 		return;
-	if (kmodules_load(&m->modules, list, tree[0] ? tree : NULL, &s->machines.dsos,
-			  &err))
+	if (kmodules_load(&m->modules, gm.list, gm.tree[0] ? gm.tree : NULL,
+			  &s->machines.dsos, &err))
 		snprintf(m->modules_source, sizeof(m->modules_source), "%s", err.msg);
 	else
 		snprintf(m->modules_source, sizeof(m->modules_source),
-			 "%zu modules from %s", m->modules.nr, list);
+			 "%zu modules from %s", m->modules.nr, gm.list);
 }
 
+static bool load_guest_table(void *m, const struct guestsyms_file *f)
+{
+	return load_kernel_table(m, f->path);
+}
+
+/* A guest's modules, kernel table and slide, at its first kernel sample. */
 static void load_guest_kernel(struct session *s, struct machine *m)
 {
-	char paths[8][512];
-	int n = guest_table_candidates(s, m, paths, 8);
+	struct guestsyms_opts o = guest_opts(s->sopts);
+	struct guestsyms_file files[GUESTSYMS_FILES_MAX];
+	int n = guestsyms_kernel_files(&o, m->name, m->pid, files, GUESTSYMS_FILES_MAX);
+	int i;
 
 	m->kernel->tried = true;
-	load_guest_modules(s, m);
-	for (int i = 0; i < n; i++) {
-		/* Explicit files must exist; the usual places are only probed. */
-		bool explicit_file =
-			i < !!s->sopts->guestvmlinux + !!s->sopts->guestkallsyms;
-
-		if (!explicit_file && !file_exists(paths[i]))
-			continue;
-		if (load_kernel_table(m, paths[i])) {
-			place_guest(s, m, paths[i]);
-			return;
-		}
-		if (explicit_file)
-			return;
+	load_guest_modules(s, m, &o);
+	i = guestsyms_load_first(files, n, load_guest_table, m);
+	if (i >= 0) {
+		place_guest(s, m, files[i].runtime);
+		return;
 	}
 	if (!m->kernel->error) {
 		char msg[600];
 
 		snprintf(msg, sizeof(msg), "no symbol file found (tried %s%s)",
-			 n ? paths[0] : "nothing", n > 1 ? " and others" : "");
+			 n ? files[0].path : "nothing", n > 1 ? " and others" : "");
 		m->kernel->error = strdup(msg);
 	}
 }
@@ -387,19 +279,24 @@ static int vcpu_from_comm(const char *comm)
 	return -1;
 }
 
-static const struct ksym *kernel_lookup(struct machine *m, uint64_t ip,
+/* Where @m's kernel runs; without a known slide, where it was linked. */
+static int64_t kernel_slide(const struct machine *m)
+{
+	return m->slide_known ? m->slide : 0;
+}
+
+static const struct ksym *kernel_lookup(const struct machine *m, uint64_t ip,
 					const struct dso **dso)
 {
-	struct symtab *st = m->kernel->symtab;
+	const struct symtab *st = m->kernel->symtab;
 
 	*dso = m->kernel;
 	if (!st)
 		return NULL;
 	/* Without a known slide only an unrelocated kernel resolves: never guess. */
-	st->slide = m->slide_known ? m->slide : 0;
 	if (!m->slide_known && !symtab_in_text(st, ip))
 		return NULL;
-	return symtab_lookup(st, ip, NULL);
+	return symtab_lookup(st, ip, kernel_slide(m), NULL);
 }
 
 static void resolve_guest(struct session *s, struct machine *m, uint64_t ip,
@@ -413,9 +310,9 @@ static void resolve_guest(struct session *s, struct machine *m, uint64_t ip,
 	k->dso = dso;
 	/* Outside the core kernel's text: a loaded module's, when the list is known. */
 	if (m->modules.nr &&
-	    (!k->sym || (!k->sym->module && m->kernel->symtab->text_end &&
-			 !symtab_in_text(m->kernel->symtab,
-					 ip - (uint64_t)m->kernel->symtab->slide)))) {
+	    (!k->sym ||
+	     (!k->sym->module && m->kernel->symtab->text_end &&
+	      !symtab_in_text(m->kernel->symtab, ip - (uint64_t)kernel_slide(m))))) {
 		const struct dso *mdso = NULL;
 		const struct ksym *msym = kmodules_lookup(&m->modules, ip, &mdso);
 
@@ -558,7 +455,6 @@ static int add_cached(struct session *s, struct hists *h, struct resolve_entry *
 	return e->row ? 0 : -ENOMEM;
 }
 
-/* @ordinal: the sample's position in the file, which indexes its guest context. */
 /* The command name of a sample's thread, perf's ":TID" when never seen. */
 static const char *sample_comm(struct session *s, int pid, int tid)
 {
@@ -755,16 +651,13 @@ static int on_fork(struct session *s, const struct perf_event_header *ev)
 			    (int)f[2]);
 }
 
+/* Every record but samples, which on_sample() takes. */
 static int on_record(struct session *s, const struct perf_event_header *ev,
 		     struct kp_err *err)
 {
-	struct pd_sample ps;
 	int ret = 0;
 
 	switch (ev->type) {
-	case PERF_RECORD_SAMPLE:
-		ret = pd_parse_sample(s->file, ev, &ps, err);
-		return ret ? ret : on_sample(s, &ps, s->sample_ordinal++, err);
 	case PERF_RECORD_MMAP:
 		ret = ev->size >= sizeof(*ev) + sizeof(struct mmap_body)
 			      ? on_mmap(s, ev, false)
@@ -793,203 +686,36 @@ static int on_record(struct session *s, const struct perf_event_header *ev,
 	return ret ? kp_errorf(err, -ret, "%s: out of memory", s->file->path) : 0;
 }
 
-/*
- * Records from different CPUs' rings interleave out of time order; like
- * perf's ordered events, records are queued and processed by timestamp at
- * each FINISHED_ROUND (the recorder's promise that earlier rounds are done),
- * so that a COMM or MMAP applies to exactly the samples after it.
- */
-struct queued {
-	uint64_t time;
-	uint64_t seq; /* file order: ties keep it; also indexes queue.recs */
-};
-
-/* What a queued record needs, kept apart so that sorting moves 16 bytes. */
-struct queued_rec {
-	const struct perf_event_header *ev;
-	uint64_t ordinal;    /* samples: position among the file's samples */
-	struct pd_sample ps; /* samples: decoded once */
-};
-
-struct queue {
-	const struct perf_event_header **evs; /* this round, in file order */
-	size_t nr;
-	size_t alloc;
-	bool has_meta; /* a COMM, MMAP, FORK... is in this round */
-	struct queued *q;
-	struct queued_rec *recs;
-	size_t sort_alloc;
-};
-
-static int queued_cmp(const void *pa, const void *pb)
+/* Records come here in time order (see ordered_events.h). */
+static int deliver(void *ctx, const struct ordered_event *e, struct kp_err *err)
 {
-	const struct queued *a = pa, *b = pb;
+	struct session *s = ctx;
 
-	if (a->time != b->time)
-		return a->time < b->time ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-/*
- * A round is each CPU's ring drained in turn: a few runs already in time
- * order. Merging those natural runs is linear in practice.
- */
-static int merge_runs(struct queued *q, size_t n)
-{
-	struct queued *tmp, *src = q, *dst;
-
-	tmp = malloc(n * sizeof(*tmp));
-	if (!tmp)
-		return -ENOMEM;
-	dst = tmp;
-	for (;;) {
-		size_t runs = 0, i = 0, o = 0;
-
-		while (i < n) {
-			size_t a = i, b, end;
-
-			while (i + 1 < n && queued_cmp(&src[i], &src[i + 1]) <= 0)
-				i++;
-			b = ++i;
-			while (i + 1 < n && queued_cmp(&src[i], &src[i + 1]) <= 0)
-				i++;
-			end = b < n ? ++i : n;
-			/* Merge [a, b) and [b, end); the left run wins ties: stable. */
-			for (size_t x = a, y = b; x < b || y < end;)
-				dst[o++] = y >= end || (x < b &&
-							queued_cmp(&src[x], &src[y]) <= 0)
-						   ? src[x++]
-						   : src[y++];
-			runs++;
-		}
-		src = dst;
-		dst = src == tmp ? q : tmp;
-		if (runs <= 1)
-			break;
-	}
-	if (src != q)
-		memcpy(q, src, n * sizeof(*src));
-	free(tmp);
-	return 0;
-}
-
-static int grow_sort_arrays(struct queue *q, struct kp_err *err)
-{
-	struct queued *p;
-	struct queued_rec *r;
-
-	if (q->sort_alloc >= q->nr)
-		return 0;
-	p = realloc(q->q, q->nr * sizeof(*p));
-	if (p)
-		q->q = p;
-	r = p ? realloc(q->recs, q->nr * sizeof(*r)) : NULL;
-	if (!r)
-		return kp_errorf(err, ENOMEM, "out of memory");
-	q->recs = r;
-	q->sort_alloc = q->nr;
-	return 0;
-}
-
-/* Decode the round's records and put them in time order. */
-static int sort_round(struct session *s, struct queue *q, struct kp_err *err)
-{
-	int ret = grow_sort_arrays(q, err);
-	bool sorted = true;
-
-	for (size_t i = 0; !ret && i < q->nr; i++) {
-		struct queued_rec *r = &q->recs[i];
-
-		r->ev = q->evs[i];
-		if (r->ev->type == PERF_RECORD_SAMPLE) {
-			ret = pd_parse_sample(s->file, r->ev, &r->ps, err);
-			r->ordinal = s->sample_ordinal++;
-		} else {
-			ret = pd_parse_id_trailer(s->file, r->ev, &r->ps, err);
-		}
-		q->q[i] = (struct queued){r->ps.time, i};
-		sorted = sorted && (!i || q->q[i - 1].time <= q->q[i].time);
-	}
-	if (!ret && !sorted && merge_runs(q->q, q->nr))
-		ret = kp_errorf(err, ENOMEM, "out of memory");
-	return ret;
-}
-
-/*
- * Samples commute with each other; only their order against COMM, MMAP and
- * FORK records matters. A round without those is processed as it is.
- */
-static int flush_queue(struct session *s, struct queue *q, struct kp_err *err)
-{
-	int ret = 0;
-
-	if (!q->has_meta) {
-		for (size_t i = 0; i < q->nr && !ret; i++)
-			ret = on_record(s, q->evs[i], err);
-	} else {
-		ret = sort_round(s, q, err);
-		for (size_t i = 0; i < q->nr && !ret; i++) {
-			const struct queued_rec *r = &q->recs[q->q[i].seq];
-
-			ret = r->ev->type == PERF_RECORD_SAMPLE
-				      ? on_sample(s, &r->ps, r->ordinal, err)
-				      : on_record(s, r->ev, err);
-		}
-	}
-	q->nr = 0;
-	q->has_meta = false;
-	return ret;
-}
-
-static int enqueue(struct session *s, struct queue *q, const struct perf_event_header *ev,
-		   struct kp_err *err)
-{
-	if (q->nr == q->alloc) {
-		size_t alloc = q->alloc ? q->alloc * 2 : 4096;
-		const struct perf_event_header **p = realloc(q->evs, alloc * sizeof(*p));
-
-		if (!p)
-			return kp_errorf(err, ENOMEM, "out of memory");
-		q->evs = p;
-		q->alloc = alloc;
-	}
-	q->evs[q->nr++] = ev;
-	q->has_meta |= ev->type != PERF_RECORD_SAMPLE;
-	return 0;
-}
-
-static bool file_has_times(const struct pd_file *f)
-{
-	const struct perf_event_attr *a = &f->evsels[0].attr;
-
-	return (a->sample_type & PERF_SAMPLE_TIME) && a->sample_id_all;
+	return e->sample ? on_sample(s, e->sample, e->ordinal, err)
+			 : on_record(s, e->ev, err);
 }
 
 int session_process(struct session *s, struct kp_err *err)
 {
 	const struct perf_event_header *ev;
-	struct queue q = {0};
-	bool ordered = file_has_times(s->file);
+	struct ordered_events oe;
 	uint64_t pos = 0;
 	int ret;
 
+	ordered_events_init(&oe, s->file, deliver, s);
 	while ((ret = pd_next(s->file, &pos, &ev, err)) > 0) {
 		if (ev->type == PD_RECORD_FINISHED_ROUND)
-			ret = flush_queue(s, &q, err);
+			ret = ordered_events_flush(&oe, err);
 		else if (ev->type >= 64)
 			ret = 0; /* perf's own header records: nothing to model */
-		else if (ordered)
-			ret = enqueue(s, &q, ev, err);
 		else
-			ret = on_record(s, ev, err);
+			ret = ordered_events_queue(&oe, ev, err);
 		if (ret)
 			break;
 	}
 	if (!ret)
-		ret = flush_queue(s, &q, err);
-	free(q.evs);
-	free(q.q);
-	free(q.recs);
+		ret = ordered_events_flush(&oe, err);
+	ordered_events_release(&oe);
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < s->file->nr_evsels; i++)

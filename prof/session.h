@@ -56,7 +56,6 @@ struct session {
 	struct hists *hists; /* one per evsel */
 	struct kvmfeat kvmfeat;
 	struct guestctx_table ctx; /* from the file, when recorded with guest context */
-	uint64_t sample_ordinal;
 	bool want_host;
 	bool want_guest;
 	uint64_t lost;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * guest: what the daemon and the profiler agree on about guests. Guest names,
- * which QEMU process runs which guest, and a running guest's registers from
- * KVM's debugfs.
+ * which QEMU process runs which guest, a running guest's registers from
+ * KVM's debugfs, and where a guest's kernel symbols are.
  */
 #ifndef KVMPROF_GUEST_H
 #define KVMPROF_GUEST_H
@@ -11,6 +11,7 @@
 #include "guestconf.h"
 #include "match.h"
 #include "kvmdebugfs.h"
+#include "guestsyms.h"
 #include "layout.h"
 
 #endif

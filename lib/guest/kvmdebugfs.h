@@ -6,9 +6,10 @@
  * puts guest_lstar and guest_cr3 there (mode 0400, "0x%llx\n").
  *
  * LSTAR is the guest kernel's runtime entry_SYSCALL_64: minus the link-time
- * address of that symbol it is the guest's KASLR slide, known without
- * sampling and with no agent in the guest. Kernels without the series have
- * no such files: -ENOENT, and callers fall back to other slide sources.
+ * address of that symbol it is the guest's KASLR slide (ksym/kaslr.h), known
+ * without sampling and with no agent in the guest. Kernels without the
+ * series have no such files: -ENOENT, and callers fall back to other slide
+ * sources.
  */
 #ifndef KVMPROF_KVMDEBUGFS_H
 #define KVMPROF_KVMDEBUGFS_H
@@ -19,9 +20,6 @@
 #include "base/err.h"
 
 #define KVM_DEBUGFS_DIR "/sys/kernel/debug/kvm"
-
-/* The symbol whose runtime address a guest's LSTAR holds. */
-#define KVM_LSTAR_SYMBOL "entry_SYSCALL_64"
 
 struct kvm_guest_regs {
 	unsigned int vcpu; /* the vCPU the values were read from */

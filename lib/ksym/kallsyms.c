@@ -107,11 +107,14 @@ int kallsyms_parse(const char *buf, size_t len, const char *what, struct symtab 
 			continue;
 		}
 		if (parse_line(p, eol, &kl))
-			return kp_errorf(err, EINVAL, "%s:%zu: not a kallsyms or System.map line",
+			return kp_errorf(err, EINVAL,
+					 "%s:%zu: not a kallsyms or System.map line",
 					 what, line);
 		if (line == 1 && is_debian_placeholder(kl.name, kl.name_len))
-			return kp_errorf(err, ENODATA,
-					 "%s: Debian placeholder System.map, no symbols here", what);
+			return kp_errorf(
+				err, ENODATA,
+				"%s: Debian placeholder System.map, no symbols here",
+				what);
 		if (symtab_add_len(st, kl.addr, kl.type, kl.name, kl.name_len,
 				   kl.module[0] ? kl.module : NULL))
 			return kp_errorf(err, ENOMEM, "%s: out of memory", what);
@@ -121,21 +124,22 @@ int kallsyms_parse(const char *buf, size_t len, const char *what, struct symtab 
 	if (!st->nr)
 		return kp_errorf(err, ENODATA, "%s: no symbols", what);
 	if (!nonzero)
-		return kp_errorf(err, EPERM,
-				 "%s: all addresses are zero (kallsyms read without privilege?)",
-				 what);
+		return kp_errorf(
+			err, EPERM,
+			"%s: all addresses are zero (kallsyms read without privilege?)",
+			what);
 	return symtab_finish(st) ? kp_errorf(err, ENOMEM, "%s: out of memory", what) : 0;
 }
 
-int kallsyms_write(const struct symtab *st, FILE *out)
+int kallsyms_write(const struct symtab *st, int64_t slide, FILE *out)
 {
 	for (size_t i = 0; i < st->nr; i++) {
 		const struct ksym *s = &st->syms[i];
-		uint64_t addr = s->addr + (uint64_t)st->slide;
+		uint64_t addr = s->addr + (uint64_t)slide;
 
 		if (s->module)
-			fprintf(out, "%016llx %c %s\t[%s]\n", (unsigned long long)addr, s->type,
-				s->name, s->module);
+			fprintf(out, "%016llx %c %s\t[%s]\n", (unsigned long long)addr,
+				s->type, s->name, s->module);
 		else
 			fprintf(out, "%016llx %c %s\n", (unsigned long long)addr, s->type,
 				s->name);

@@ -22,7 +22,7 @@ bool kallsyms_text_detect(const char *buf, size_t len);
 int kallsyms_parse(const char *buf, size_t len, const char *what, struct symtab *st,
 		   struct kp_err *err);
 
-/* Write @st in /proc/kallsyms format (runtime addresses: slide applied). */
-int kallsyms_write(const struct symtab *st, FILE *out);
+/* Write @st in /proc/kallsyms format, at runtime addresses: placed at @slide. */
+int kallsyms_write(const struct symtab *st, int64_t slide, FILE *out);
 
 #endif

@@ -4,12 +4,14 @@
  * System.map, ELF vmlinux and modules, compressed kernel images whose
  * kallsyms tables are decoded directly) becomes the same immutable symbol
  * table (symtab.h), through one entry point (symsrc.h). Decompression and
- * build-ids live here too, since every source needs them.
+ * build-ids live here too, since every source needs them, and the KASLR
+ * slide a kernel's LSTAR implies (kaslr.h).
  */
 #ifndef KVMPROF_KSYM_H
 #define KVMPROF_KSYM_H
 
 #include "symtab.h"
+#include "kaslr.h"
 #include "symsrc.h"
 #include "elfsyms.h"
 #include "kallsyms.h"

@@ -254,9 +254,10 @@ static ptrdiff_t upper_index(const uint64_t *a, size_t n, uint64_t key)
 	return base - a;
 }
 
-const struct ksym *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *offset)
+const struct ksym *symtab_lookup(const struct symtab *st, uint64_t addr, int64_t slide,
+				 uint64_t *offset)
 {
-	uint64_t link = addr - (uint64_t)st->slide;
+	uint64_t link = addr - (uint64_t)slide;
 	ptrdiff_t i = upper_index(st->addrs, st->nr_addrs, link);
 	const struct ksym *sym;
 
@@ -277,11 +278,11 @@ bool symtab_in_text(const struct symtab *st, uint64_t addr)
 }
 
 const struct ksym *symtab_lookup_text(const struct symtab *st, uint64_t addr,
-				      uint64_t *offset)
+				      int64_t slide, uint64_t *offset)
 {
-	if (!symtab_in_text(st, addr - (uint64_t)st->slide))
+	if (!symtab_in_text(st, addr - (uint64_t)slide))
 		return NULL;
-	return symtab_lookup(st, addr, offset);
+	return symtab_lookup(st, addr, slide, offset);
 }
 
 const struct ksym *symtab_find(const struct symtab *st, const char *name)

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A kernel symbol table: symbols kept at link-time addresses, sorted, with a
- * KASLR slide applied at lookup. Every symbol source (kallsyms text,
- * System.map, ELF vmlinux or module, compressed kernel image) fills one.
+ * A kernel symbol table: symbols kept at link-time addresses, sorted. Every
+ * symbol source (kallsyms text, System.map, ELF vmlinux or module,
+ * compressed kernel image) fills one. Once finished a table does not
+ * change: where the code runs (the KASLR slide, a module's load address)
+ * is the caller's and is given to each lookup, so that one table can serve
+ * guests that run the same kernel, or load the same module, at different
+ * addresses.
  */
 #ifndef KVMPROF_SYMTAB_H
 #define KVMPROF_SYMTAB_H
@@ -14,35 +18,34 @@
 #include "base/err.h"
 
 #define KP_BUILD_ID_MAX 20
-#define KP_SLIDE_ALIGN	(2ULL << 20)	/* x86-64 KASLR moves the kernel in 2 MiB steps */
+#define KP_SLIDE_ALIGN	(2ULL << 20) /* x86-64 KASLR moves the kernel in 2 MiB steps */
 
 struct ksym {
-	uint64_t addr;		/* link-time address */
-	uint64_t size;		/* from the source when known, else distance to the next symbol */
-	const char *name;	/* owned by the table */
-	const char *module;	/* NULL for the core kernel */
-	char type;		/* nm-style type letter: t T d D r R b B a A w W ... */
+	uint64_t addr; /* link-time address */
+	uint64_t size; /* from the source when known, else distance to the next symbol */
+	const char *name;   /* owned by the table */
+	const char *module; /* NULL for the core kernel */
+	char type;	    /* nm-style type letter: t T d D r R b B a A w W ... */
 };
 
 struct arena;
 
 struct symtab {
-	struct ksym *syms;	/* sorted by address; aliases keep their source order */
+	struct ksym *syms; /* sorted by address; aliases keep their source order */
 	size_t nr;
-	uint64_t *addrs;	/* distinct addresses, packed for fast binary search */
-	uint32_t *best;		/* for each, the alias lookups report (perf's choice) */
+	uint64_t *addrs; /* distinct addresses, packed for fast binary search */
+	uint32_t *best;	 /* for each, the alias lookups report (perf's choice) */
 	size_t nr_addrs;
 	size_t alloc;
 	struct arena *strings;
-	void *owned;		/* a buffer names point into (see ksymblob.c), or NULL */
+	void *owned; /* a buffer names point into (see ksymblob.c), or NULL */
 	bool sorted;
-	bool bounded;		/* sizes come from the source: lookups past a symbol's end fail */
+	bool bounded; /* sizes come from the source: lookups past a symbol's end fail */
 
-	int64_t slide;		/* runtime address - link-time address */
-	uint64_t text_start;	/* link-time _text (or _stext), 0 if unknown */
-	uint64_t text_end;	/* link-time _etext, 0 if unknown */
+	uint64_t text_start; /* link-time _text (or _stext), 0 if unknown */
+	uint64_t text_end;   /* link-time _etext, 0 if unknown */
 
-	char source[128];	/* what the table came from, for reports */
+	char source[128]; /* what the table came from, for reports */
 	uint8_t build_id[KP_BUILD_ID_MAX];
 	size_t build_id_len;
 };
@@ -72,17 +75,20 @@ static inline bool ksym_is_text(char type)
 }
 
 /*
- * Symbol containing runtime address @addr (the slide is subtracted first):
- * the last symbol at or below it. NULL when @addr is below the first
+ * Symbol containing runtime address @addr of code placed at @slide (runtime
+ * - link-time address; 0 for a table of runtime addresses): the last
+ * symbol at or below @addr - @slide. NULL when that is below the first
  * symbol, or past the symbol's size in tables whose sizes come from the
- * source. *offset receives addr - symbol start. Of several symbols at one
- * address, the one perf report would show is returned (see order_aliases).
+ * source. *offset receives the distance from the symbol's start. Of several
+ * symbols at one address, the one perf report would show is returned (see
+ * best_alias).
  */
-const struct ksym *symtab_lookup(const struct symtab *st, uint64_t addr, uint64_t *offset);
+const struct ksym *symtab_lookup(const struct symtab *st, uint64_t addr, int64_t slide,
+				 uint64_t *offset);
 
 /* Like symtab_lookup, but NULL unless the address is inside kernel text. */
 const struct ksym *symtab_lookup_text(const struct symtab *st, uint64_t addr,
-				      uint64_t *offset);
+				      int64_t slide, uint64_t *offset);
 
 /* First symbol with this name in the core kernel (module == NULL), or NULL. */
 const struct ksym *symtab_find(const struct symtab *st, const char *name);
@@ -100,10 +106,5 @@ bool symtab_in_text(const struct symtab *st, uint64_t addr);
  */
 int symtab_slide_from_anchor(const struct symtab *st, const char *name, uint64_t runtime,
 			     int64_t *slide, struct kp_err *err);
-
-static inline void symtab_set_slide(struct symtab *st, int64_t slide)
-{
-	st->slide = slide;
-}
 
 #endif

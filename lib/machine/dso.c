@@ -31,7 +31,8 @@ void dso_cache_release(struct dso_cache *c)
 {
 	for (size_t i = 0; i < c->by_name.cap; i++)
 		if (c->by_name.keys[i]) {
-			/* Collisions chain through ->name comparisons: see dso_cache_get. */
+			/* Collisions chain through ->name comparisons: see dso_cache_get.
+			 */
 			struct dso **list = c->by_name.vals[i];
 
 			for (size_t j = 0; list[j]; j++)
@@ -104,11 +105,13 @@ static struct symtab *load_debug_file(const struct dso *d, const struct symtab *
 	if (st->build_id_len < 2)
 		return NULL;
 	buildid_to_hex(st->build_id, st->build_id_len, hex);
-	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", DEBUG_ROOT, hex, hex + 2);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", DEBUG_ROOT, hex,
+		 hex + 2);
 	if (access(path, R_OK) || kp_map_file(path, KP_FILE_MAX, &map, NULL))
 		return NULL;
 	dbg = symtab_new();
-	ret = dbg ? elfsyms_load_user_symbols(map.data, map.len, path, dbg, NULL) : -ENOMEM;
+	ret = dbg ? elfsyms_load_user_symbols(map.data, map.len, path, dbg, NULL)
+		  : -ENOMEM;
 	kp_unmap_file(&map);
 	if (ret || !dbg->nr) {
 		symtab_free(dbg);
@@ -122,9 +125,9 @@ static struct symtab *load_debug_file(const struct dso *d, const struct symtab *
 
 static void load_user(struct dso *d)
 {
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	struct symtab *st = symtab_new();
-	struct kp_mapping map = { 0 };
+	struct kp_mapping map = {0};
 	int ret;
 
 	d->tried = true;
@@ -166,5 +169,5 @@ const struct ksym *dso_lookup_user(struct dso *d, uint64_t file_off, uint64_t *o
 	vaddr = elf_segments_offset_to_vaddr(&d->segs, file_off);
 	if (vaddr == UINT64_MAX)
 		return NULL;
-	return symtab_lookup(d->symtab, vaddr, offset);
+	return symtab_lookup(d->symtab, vaddr, 0, offset);
 }

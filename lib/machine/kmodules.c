@@ -22,7 +22,7 @@ static void normalise(const char *in, char *out, size_t size)
 	out[n] = '\0';
 }
 
-static struct kmodules *walking;	/* nftw() has no context argument */
+static struct kmodules *walking; /* nftw() has no context argument */
 
 static int index_file(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
@@ -42,7 +42,7 @@ static int index_file(const char *path, const struct stat *sb, int type, struct 
 		free(copy);
 		return -1;
 	}
-	return walking->files.nr > KMODULES_MAX * 4;	/* a hostile tree stops here */
+	return walking->files.nr > KMODULES_MAX * 4; /* a hostile tree stops here */
 }
 
 static int mod_cmp(const void *a, const void *b)
@@ -60,7 +60,7 @@ static int parse_line(struct kmodules *km, const char *line, struct dso_cache *d
 
 	/* name size refcount deps state address [taint] */
 	if (sscanf(line, "%63s %llu %*s %*s %*s %llx", name, &size, &addr) != 3 || !addr)
-		return 0;	/* address hidden (0) or a line we do not know: skip it */
+		return 0; /* address hidden (0) or a line we do not know: skip it */
 	if (km->nr >= KMODULES_MAX)
 		return -E2BIG;
 	m = &km->mods[km->nr];
@@ -93,7 +93,8 @@ int kmodules_load(struct kmodules *km, const char *modules_file, const char *tre
 		free(buf);
 		return kp_errorf(err, ENOMEM, "%s: out of memory", modules_file);
 	}
-	for (line = strtok_r(buf, "\n", &save); line && !ret; line = strtok_r(NULL, "\n", &save))
+	for (line = strtok_r(buf, "\n", &save); line && !ret;
+	     line = strtok_r(NULL, "\n", &save))
 		ret = parse_line(km, line, dsos);
 	free(buf);
 	if (ret)
@@ -102,7 +103,8 @@ int kmodules_load(struct kmodules *km, const char *modules_file, const char *tre
 	qsort(km->mods, km->nr, sizeof(*km->mods), mod_cmp);
 	if (tree) {
 		walking = km;
-		nftw(tree, index_file, 16, FTW_PHYS);	/* never follow links out of the tree */
+		nftw(tree, index_file, 16,
+		     FTW_PHYS); /* never follow links out of the tree */
 		walking = NULL;
 	}
 	return 0;
@@ -121,7 +123,8 @@ static void load_symbols(struct kmodules *km, struct kmodule *m)
 		dso_set_symtab(m->dso, st);
 }
 
-const struct ksym *kmodules_lookup(struct kmodules *km, uint64_t ip, const struct dso **dso)
+const struct ksym *kmodules_lookup(struct kmodules *km, uint64_t ip,
+				   const struct dso **dso)
 {
 	size_t lo = 0, hi = km->nr;
 
@@ -139,8 +142,11 @@ const struct ksym *kmodules_lookup(struct kmodules *km, uint64_t ip, const struc
 				load_symbols(km, m);
 			if (!m->dso->symtab)
 				return NULL;
-			m->dso->symtab->slide = (int64_t)m->start;
-			return symtab_lookup(m->dso->symtab, ip, NULL);
+			/*
+			 * Its table holds text offsets, and may be shared with
+			 * other guests loading the same file elsewhere.
+			 */
+			return symtab_lookup(m->dso->symtab, ip, (int64_t)m->start, NULL);
 		}
 	}
 	return NULL;

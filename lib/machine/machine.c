@@ -13,7 +13,8 @@ static void machine_init(struct machine *m, bool guest, int pid)
 	m->pid = pid;
 	strcpy(m->name, guest ? "-" : "host");
 	if (guest)
-		snprintf(m->dso_name, sizeof(m->dso_name), "[guest.kernel.kallsyms.%d]", pid);
+		snprintf(m->dso_name, sizeof(m->dso_name), "[guest.kernel.kallsyms.%d]",
+			 pid);
 	else
 		strcpy(m->dso_name, "[kernel.kallsyms]");
 	hashmap_init(&m->threads);
@@ -173,7 +174,7 @@ int machine_fork(struct machines *ms, struct machine *m, int ppid, int pid, int 
 	if (parent && !t->comm)
 		t->comm = parent->comm;
 	if (ppid == pid)
-		return 0;	/* a new thread shares its process's maps */
+		return 0; /* a new thread shares its process's maps */
 	pg = mapgroup_of(m, ppid, false);
 	if (!pg || !pg->nr)
 		return 0;
@@ -237,7 +238,7 @@ int machine_add_map(struct machines *ms, struct machine *m, int pid, uint64_t st
 	}
 	for (i = g->nr; i > 0 && g->maps[i - 1].start > start; i--)
 		g->maps[i] = g->maps[i - 1];
-	g->maps[i] = (struct map){ start, start + len, pgoff, dso };
+	g->maps[i] = (struct map){start, start + len, pgoff, dso};
 	g->nr++;
 	return 0;
 }
@@ -261,19 +262,4 @@ const struct map *machine_find_map(struct machine *m, int pid, uint64_t addr)
 			return &g->maps[mid];
 	}
 	return NULL;
-}
-
-void machine_place_kernel(struct machine *m)
-{
-	const struct ksym *ref;
-	struct symtab *st = m->kernel ? m->kernel->symtab : NULL;
-
-	if (!st || m->slide_known || !m->ref_sym[0])
-		return;
-	ref = symtab_find(st, m->ref_sym);
-	if (!ref)
-		return;
-	m->slide = (int64_t)(m->ref_runtime - ref->addr);
-	m->slide_known = true;
-	snprintf(m->slide_source, sizeof(m->slide_source), "kernel map (%s)", m->ref_sym);
 }

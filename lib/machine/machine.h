@@ -25,7 +25,7 @@ struct map {
 };
 
 struct mapgroup {
-	struct map *maps;	/* sorted by start, non-overlapping */
+	struct map *maps; /* sorted by start, non-overlapping */
 	size_t nr;
 	size_t alloc;
 };
@@ -33,14 +33,14 @@ struct mapgroup {
 struct thread {
 	int pid;
 	int tid;
-	const char *comm;	/* interned */
+	const char *comm; /* interned */
 };
 
 struct machine {
 	bool guest;
-	int pid;			/* QEMU process for guests, -1 for the host */
-	char name[GUEST_NAME_MAX];	/* guest name, "-" when unknown */
-	char dso_name[64];		/* [kernel.kallsyms] or [guest.kernel.kallsyms.PID] */
+	int pid;		   /* QEMU process for guests, -1 for the host */
+	char name[GUEST_NAME_MAX]; /* guest name, "-" when unknown */
+	char dso_name[64];	   /* [kernel.kallsyms] or [guest.kernel.kallsyms.PID] */
 	struct dso *kernel;
 	/* Where the kernel runs: slide = runtime - link-time address. */
 	bool slide_known;
@@ -49,10 +49,10 @@ struct machine {
 	/* The kernel map record's reference symbol and its runtime address. */
 	char ref_sym[64];
 	uint64_t ref_runtime;
-	struct kmodules modules;	/* guests: loaded modules, when a list is known */
+	struct kmodules modules; /* guests: loaded modules, when a list is known */
 	char modules_source[600];
-	struct hashmap threads;		/* tid -> struct thread */
-	struct hashmap procs;		/* pid -> struct mapgroup */
+	struct hashmap threads; /* tid -> struct thread */
+	struct hashmap procs;	/* pid -> struct mapgroup */
 	uint64_t samples;
 };
 
@@ -63,7 +63,7 @@ struct machines {
 	struct hashmap guest_by_pid;
 	struct dso_cache dsos;
 	struct arena *strings;
-	struct hashmap comms;		/* interned comm strings */
+	struct hashmap comms; /* interned comm strings */
 };
 
 int machines_init(struct machines *ms);
@@ -81,10 +81,38 @@ int machine_add_map(struct machines *ms, struct machine *m, int pid, uint64_t st
 const struct map *machine_find_map(struct machine *m, int pid, uint64_t addr);
 
 /*
- * Place the kernel table: slide from the reference symbol the kernel map
- * record named (its pgoff is that symbol's runtime address), unless a slide
- * is already known from a better source.
+ * Where a machine's kernel runs (placement.c). Place the kernel table: the
+ * slide from the reference symbol the kernel map record named (its pgoff
+ * is that symbol's runtime address), unless a slide is already known from
+ * a better source. Called when a table is loaded, and when a kernel map
+ * record arrives after that.
  */
 void machine_place_kernel(struct machine *m);
+
+/* What is known of where a guest's kernel runs, besides kernel map records. */
+struct guest_slide_hints {
+	bool forced; /* --guest-slide */
+	int64_t forced_slide;
+	uint64_t lstar; /* the guest context's LSTAR, 0 when unknown */
+	bool recorded;	/* the file records a slide */
+	int64_t recorded_slide;
+	const char *recorded_source; /* how it was found; NULL or "": unknown */
+	const struct machine *def;   /* perf kvm's default guest (pid 0), or NULL */
+	bool runtime_table;	     /* the table is the running guest's /proc/kallsyms */
+};
+
+/*
+ * Place guest @m's newly loaded kernel table: set m->slide, ->slide_known
+ * and ->slide_source from the first source that gives a slide, the most
+ * trusted first:
+ *   1. the user's --guest-slide;
+ *   2. the guest context's LSTAR (kaslr_slide_from_lstar());
+ *   3. a slide recorded in the file;
+ *   4. a kernel map record of @m, or else of perf kvm's default guest, which
+ *      stands for every guest when perf kvm ran without --guestmount;
+ *   5. 0 when the table holds runtime addresses.
+ * Otherwise the slide stays unknown, and only an unrelocated kernel resolves.
+ */
+void machine_place_guest_kernel(struct machine *m, const struct guest_slide_hints *h);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "guest/kvmdebugfs.h"
+#include "ksym/kaslr.h"
 
 void guestkmaps_round(struct guestkmaps *t)
 {
@@ -77,9 +78,9 @@ int guestkmaps_note(struct guestkmaps *t, const struct synth *s, pid_t pid,
 		return 0;
 	at.time = t->safe_time;
 	/* The copy first: perf loads the default guest's symbols at its first map. */
-	ret = synth_default_guest_copy(&at, pid, KVM_LSTAR_SYMBOL, lstar);
+	ret = synth_default_guest_copy(&at, pid, KASLR_LSTAR_SYMBOL, lstar);
 	if (!ret)
-		ret = synth_guest_kernel_mmap(&at, pid, KVM_LSTAR_SYMBOL, lstar);
+		ret = synth_guest_kernel_mmap(&at, pid, KASLR_LSTAR_SYMBOL, lstar);
 	if (ret)
 		return ret;
 	e->written = true;

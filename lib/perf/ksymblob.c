@@ -21,7 +21,7 @@ struct blob_header {
 	char magic[8];
 	uint64_t nr;
 	uint64_t names_len;
-	int64_t slide;
+	int64_t unused; /* was a slide, which record always left 0: ignored */
 };
 
 static size_t raw_size(uint64_t nr, uint64_t names_len)
@@ -45,7 +45,7 @@ static size_t names_size(const struct symtab *st)
 
 static void fill_raw(const struct symtab *st, uint8_t *raw, size_t names_len)
 {
-	struct blob_header h = {BLOB_MAGIC, st->nr, names_len, st->slide};
+	struct blob_header h = {BLOB_MAGIC, st->nr, names_len, 0};
 	uint64_t *addrs = (uint64_t *)(raw + sizeof(h));
 	uint32_t *name_off = (uint32_t *)(addrs + st->nr);
 	uint32_t *mod_off = name_off + st->nr;
@@ -156,7 +156,6 @@ static int fill_table(const uint8_t *raw, size_t len, const char *what, struct s
 				      (char)types[i]};
 	}
 	st->nr = h.nr;
-	st->slide = h.slide;
 	return symtab_finish(st) ? kp_errorf(err, ENOMEM, "%s: out of memory", what) : 0;
 }
 

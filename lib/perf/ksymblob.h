@@ -8,7 +8,7 @@
  * zstd; files from earlier versions hold a zstd frame, still read.
  *
  * Uncompressed layout, little-endian:
- *   char magic[8] "KPKSYM1\0", u64 nr, u64 names_len, i64 slide,
+ *   char magic[8] "KPKSYM1\0", u64 nr, u64 names_len, i64 unused (0),
  *   u64 addrs[nr], u32 name_off[nr], u32 module_off[nr] (~0: core kernel),
  *   u8 types[nr], char names[names_len] (NUL-terminated strings)
  */

@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct symtab *st = symtab_new();
 
 	if (st && !kallsyms_parse((const char *)data, size, "fuzz", st, NULL))
-		symtab_lookup(st, 0xffffffff81000000ULL, NULL);
+		symtab_lookup(st, 0xffffffff81000000ULL, 0, NULL);
 	symtab_free(st);
 	return 0;
 }

@@ -14,12 +14,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct kp_err err = { 0 };
-	struct kmod_layout layout = { 0 };
+	struct kp_err err = {0};
+	struct kmod_layout layout = {0};
 	struct symtab *st;
 
 	if (symsrc_load_buffer(data, size, "fuzz", &st, &layout, &err) == 0) {
-		symtab_lookup(st, 0xffffffff81000000ULL, NULL);
+		symtab_lookup(st, 0xffffffff81000000ULL, 0, NULL);
 		symtab_free(st);
 	}
 	kmod_layout_release(&layout);

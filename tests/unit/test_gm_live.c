@@ -126,6 +126,19 @@ static void test_negative_slide_excludes_a_kernel(void **state)
 	gm_live_release(&l);
 }
 
+/* Aligned, but 1 GiB or more above either kernel: KASLR never goes that far. */
+static void test_slide_past_kaslr_range_excludes_kernels(void **state)
+{
+	struct gm_live l;
+
+	(void)state;
+	lstar("0xffffffffc1e00080"); /* 6.12 + 1 GiB, 6.1 + 1 GiB + 2 MiB */
+	gm_live_probe(dbg, 42, &meta, keydir, &meta.kernels[0], NULL, &l);
+	assert_int_equal(l.kernel, -1);
+	assert_null(l.kallsyms);
+	gm_live_release(&l);
+}
+
 static void test_unexplained_lstar_and_no_files(void **state)
 {
 	struct gm_live l, again;
@@ -186,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_relocate_moves_kernel_addresses_only),
 		cmocka_unit_test(test_default_kernel_wins_a_tie_and_names_the_other),
 		cmocka_unit_test(test_negative_slide_excludes_a_kernel),
+		cmocka_unit_test(test_slide_past_kaslr_range_excludes_kernels),
 		cmocka_unit_test(test_unexplained_lstar_and_no_files),
 		cmocka_unit_test(test_info_running_section),
 	};

@@ -12,13 +12,12 @@
 
 #include "ksym/ksym.h"
 
-static const char proc_kallsyms[] =
-	"ffffffff81000000 T _text\n"
-	"ffffffff81000000 T startup_64\n"
-	"ffffffff81e00000 T entry_SYSCALL_64\n"
-	"ffffffff81f00000 T _etext\n"
-	"ffffffffc0002000 t kvm_vcpu_ioctl\t[kvm]\n"
-	"ffffffffc0001000 t svm_vcpu_run\t[kvm_amd]\n";
+static const char proc_kallsyms[] = "ffffffff81000000 T _text\n"
+				    "ffffffff81000000 T startup_64\n"
+				    "ffffffff81e00000 T entry_SYSCALL_64\n"
+				    "ffffffff81f00000 T _etext\n"
+				    "ffffffffc0002000 t kvm_vcpu_ioctl\t[kvm]\n"
+				    "ffffffffc0001000 t svm_vcpu_run\t[kvm_amd]\n";
 
 static int parse(const char *text, struct symtab **out, struct kp_err *err)
 {
@@ -32,17 +31,17 @@ static int parse(const char *text, struct symtab **out, struct kp_err *err)
 static void test_proc_kallsyms_modules(void **state)
 {
 	struct symtab *st;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	const struct ksym *s;
 
 	assert_int_equal(parse(proc_kallsyms, &st, &err), 0);
 	assert_int_equal(st->nr, 6);
-	s = symtab_lookup(st, 0xffffffffc0001010, NULL);
+	s = symtab_lookup(st, 0xffffffffc0001010, 0, NULL);
 	assert_string_equal(s->name, "svm_vcpu_run");
 	assert_string_equal(s->module, "kvm_amd");
-	s = symtab_lookup(st, 0xffffffffc0002000, NULL);
+	s = symtab_lookup(st, 0xffffffffc0002000, 0, NULL);
 	assert_string_equal(s->module, "kvm");
-	assert_null(symtab_lookup(st, 0xffffffff81000010, NULL)->module);
+	assert_null(symtab_lookup(st, 0xffffffff81000010, 0, NULL)->module);
 	assert_int_equal(st->text_start, 0xffffffff81000000);
 	assert_int_equal(st->text_end, 0xffffffff81f00000);
 	symtab_free(st);
@@ -51,7 +50,7 @@ static void test_proc_kallsyms_modules(void **state)
 static void test_debian_placeholder(void **state)
 {
 	struct symtab *st;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 
 	assert_int_equal(parse("ffffffffffffffff B The real System.map is in the "
 			       "linux-image-<version>-dbg package\n",
@@ -65,27 +64,31 @@ static void test_debian_placeholder(void **state)
 static void test_unprivileged_zeros(void **state)
 {
 	struct symtab *st;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 
-	assert_int_equal(parse("0000000000000000 T _text\n0000000000000000 T foo\n", &st, &err),
-			 -EPERM);
+	assert_int_equal(
+		parse("0000000000000000 T _text\n0000000000000000 T foo\n", &st, &err),
+		-EPERM);
 	symtab_free(st);
 }
 
 static void test_malformed_line_named(void **state)
 {
 	struct symtab *st;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 
-	assert_int_equal(parse("ffffffff81000000 T _text\nthis is not a symbol\n", &st, &err),
-			 -EINVAL);
+	assert_int_equal(
+		parse("ffffffff81000000 T _text\nthis is not a symbol\n", &st, &err),
+		-EINVAL);
 	assert_non_null(strstr(err.msg, "fixture:2"));
 	symtab_free(st);
 	kp_err_clear(&err);
-	assert_int_equal(parse("ffffffff81000000 T name\t[unterminated\n", &st, &err), -EINVAL);
+	assert_int_equal(parse("ffffffff81000000 T name\t[unterminated\n", &st, &err),
+			 -EINVAL);
 	symtab_free(st);
 	kp_err_clear(&err);
-	assert_int_equal(parse("fffffffff81000000000 T too_long_address\n", &st, &err), -EINVAL);
+	assert_int_equal(parse("fffffffff81000000000 T too_long_address\n", &st, &err),
+			 -EINVAL);
 	symtab_free(st);
 }
 
@@ -93,9 +96,10 @@ static void test_crlf_and_blank_lines(void **state)
 {
 	struct symtab *st;
 
-	assert_int_equal(parse("\nffffffff81000000 T _text\r\n\r\nffffffff81000010 t x\r\n", &st,
-			       NULL),
-			 0);
+	assert_int_equal(
+		parse("\nffffffff81000000 T _text\r\n\r\nffffffff81000010 t x\r\n", &st,
+		      NULL),
+		0);
 	assert_int_equal(st->nr, 2);
 	assert_string_equal(st->syms[1].name, "x");
 	symtab_free(st);
@@ -109,8 +113,7 @@ static void test_write_roundtrip_with_slide(void **state)
 	FILE *out = open_memstream(&buf, &len);
 
 	assert_int_equal(parse(proc_kallsyms, &st, NULL), 0);
-	symtab_set_slide(st, 0x200000);
-	assert_int_equal(kallsyms_write(st, out), 0);
+	assert_int_equal(kallsyms_write(st, 0x200000, out), 0);
 	fclose(out);
 	assert_true(kallsyms_text_detect(buf, len));
 	assert_int_equal(parse(buf, &again, NULL), 0);
@@ -127,7 +130,9 @@ static void test_write_roundtrip_with_slide(void **state)
 static void test_detect(void **state)
 {
 	assert_true(kallsyms_text_detect(proc_kallsyms, sizeof(proc_kallsyms) - 1));
-	assert_false(kallsyms_text_detect("\x7f" "ELF", 4));
+	assert_false(kallsyms_text_detect("\x7f"
+					  "ELF",
+					  4));
 	assert_false(kallsyms_text_detect("hello world\n", 12));
 	assert_false(kallsyms_text_detect("ffff T", 6));
 }

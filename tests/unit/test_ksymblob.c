@@ -49,9 +49,10 @@ static void assert_same(const struct symtab *a, const struct symtab *b)
 		else
 			assert_null(b->syms[i].module);
 	}
-	assert_string_equal(symtab_lookup(b, 0xffffffff81001010ULL, NULL)->name,
+	assert_string_equal(symtab_lookup(b, 0xffffffff81001010ULL, 0, NULL)->name,
 			    "do_syscall_64");
-	assert_string_equal(symtab_lookup(b, 0xffffffffc0001004ULL, NULL)->module, "kvm");
+	assert_string_equal(symtab_lookup(b, 0xffffffffc0001004ULL, 0, NULL)->module,
+			    "kvm");
 }
 
 static void test_roundtrip_lz4(void **state)

@@ -16,9 +16,11 @@ static struct symtab *sample_table(void)
 	struct symtab *st = symtab_new();
 
 	/* Deliberately out of order, with an alias at 0x...1000. */
-	assert_int_equal(symtab_add(st, 0xffffffff81002000, 'T', "do_syscall_64", NULL), 0);
+	assert_int_equal(symtab_add(st, 0xffffffff81002000, 'T', "do_syscall_64", NULL),
+			 0);
 	assert_int_equal(symtab_add(st, 0xffffffff81000000, 'T', "_text", NULL), 0);
-	assert_int_equal(symtab_add(st, 0xffffffff81001000, 'T', "entry_SYSCALL_64", NULL), 0);
+	assert_int_equal(
+		symtab_add(st, 0xffffffff81001000, 'T', "entry_SYSCALL_64", NULL), 0);
 	assert_int_equal(symtab_add(st, 0xffffffff81001000, 't', "alias", NULL), 0);
 	assert_int_equal(symtab_add(st, 0xffffffff81003000, 'T', "_etext", NULL), 0);
 	assert_int_equal(symtab_add(st, 0xffffffff82000000, 'D', "some_data", NULL), 0);
@@ -46,7 +48,7 @@ static void test_lookup_offsets(void **state)
 	const struct ksym *s;
 	uint64_t off;
 
-	s = symtab_lookup(st, 0xffffffff81002010, &off);
+	s = symtab_lookup(st, 0xffffffff81002010, 0, &off);
 	assert_non_null(s);
 	assert_string_equal(s->name, "do_syscall_64");
 	assert_int_equal(off, 0x10);
@@ -54,12 +56,12 @@ static void test_lookup_offsets(void **state)
 	 * Equal addresses in a size-less table: as in perf, only the last alias
 	 * gets a length (up to the next address), so it is the one shown.
 	 */
-	s = symtab_lookup(st, 0xffffffff81001000, &off);
+	s = symtab_lookup(st, 0xffffffff81001000, 0, &off);
 	assert_string_equal(s->name, "alias");
 	assert_int_equal(off, 0);
 	/* Every alias stays findable by name. */
 	assert_non_null(symtab_find(st, "entry_SYSCALL_64"));
-	assert_null(symtab_lookup(st, 0xffffffff80000000, &off));
+	assert_null(symtab_lookup(st, 0xffffffff80000000, 0, &off));
 	symtab_free(st);
 }
 
@@ -67,16 +69,16 @@ static void test_lookup_text_range(void **state)
 {
 	struct symtab *st = sample_table();
 
-	assert_non_null(symtab_lookup_text(st, 0xffffffff81002fff, NULL));
-	assert_null(symtab_lookup_text(st, 0xffffffff82000010, NULL));
-	assert_null(symtab_lookup_text(st, 0xffffffff81003000, NULL));
+	assert_non_null(symtab_lookup_text(st, 0xffffffff81002fff, 0, NULL));
+	assert_null(symtab_lookup_text(st, 0xffffffff82000010, 0, NULL));
+	assert_null(symtab_lookup_text(st, 0xffffffff81003000, 0, NULL));
 	symtab_free(st);
 }
 
 static void test_slide_from_anchor(void **state)
 {
 	struct symtab *st = sample_table();
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	int64_t slide = 0;
 	const struct ksym *s;
 
@@ -84,8 +86,7 @@ static void test_slide_from_anchor(void **state)
 						  0xffffffff9a201000, &slide, &err),
 			 0);
 	assert_int_equal(slide, 0x19200000);
-	symtab_set_slide(st, slide);
-	s = symtab_lookup(st, 0xffffffff9a202004, NULL);
+	s = symtab_lookup(st, 0xffffffff9a202004, slide, NULL);
 	assert_string_equal(s->name, "do_syscall_64");
 
 	assert_int_equal(symtab_slide_from_anchor(st, "entry_SYSCALL_64",
@@ -93,7 +94,8 @@ static void test_slide_from_anchor(void **state)
 			 -EINVAL);
 	assert_non_null(strstr(err.msg, "2 MiB"));
 	kp_err_clear(&err);
-	assert_int_equal(symtab_slide_from_anchor(st, "no_such", 0, &slide, &err), -ENOENT);
+	assert_int_equal(symtab_slide_from_anchor(st, "no_such", 0, &slide, &err),
+			 -ENOENT);
 	assert_non_null(strstr(err.msg, "no_such"));
 	symtab_free(st);
 }
@@ -104,11 +106,34 @@ static void test_negative_slide(void **state)
 	int64_t slide;
 
 	/* A kernel loaded below its link address gives a negative slide. */
-	assert_int_equal(symtab_slide_from_anchor(st, "_text", 0xffffffff80e00000, &slide, NULL),
-			 0);
+	assert_int_equal(
+		symtab_slide_from_anchor(st, "_text", 0xffffffff80e00000, &slide, NULL),
+		0);
 	assert_true(slide < 0);
-	symtab_set_slide(st, slide);
-	assert_string_equal(symtab_lookup(st, 0xffffffff80e02000, NULL)->name, "do_syscall_64");
+	assert_string_equal(symtab_lookup(st, 0xffffffff80e02000, slide, NULL)->name,
+			    "do_syscall_64");
+	symtab_free(st);
+}
+
+/* One table, two guests running its kernel at different slides: lookups interleave. */
+static void test_one_table_two_slides(void **state)
+{
+	struct symtab *st = sample_table();
+	const int64_t a = 0x19200000, b = 0x2a400000;
+	uint64_t off;
+
+	for (int i = 0; i < 2; i++) {
+		assert_string_equal(
+			symtab_lookup(st, 0xffffffff81002010 + a, a, &off)->name,
+			"do_syscall_64");
+		assert_int_equal(off, 0x10);
+		assert_string_equal(
+			symtab_lookup(st, 0xffffffff81000004 + b, b, &off)->name,
+			"_text");
+		assert_int_equal(off, 4);
+		assert_non_null(symtab_lookup_text(st, 0xffffffff81002fff + a, a, NULL));
+		assert_null(symtab_lookup_text(st, 0xffffffff81002fff + a, b, NULL));
+	}
 	symtab_free(st);
 }
 
@@ -128,11 +153,11 @@ static void test_sized_aliases_follow_perf(void **state)
 		st->syms[i].size = 0x10;
 	assert_int_equal(symtab_finish(st), 0);
 	/* non-weak > weak, global > local, fewer leading underscores win */
-	assert_string_equal(symtab_lookup(st, 0x1008, NULL)->name, "global_plain");
+	assert_string_equal(symtab_lookup(st, 0x1008, 0, NULL)->name, "global_plain");
 	/* then the longer name */
-	assert_string_equal(symtab_lookup(st, 0x2000, NULL)->name, "longer_name");
+	assert_string_equal(symtab_lookup(st, 0x2000, 0, NULL)->name, "longer_name");
 	/* past the ELF size: padding, not code */
-	assert_null(symtab_lookup(st, 0x1010, NULL));
+	assert_null(symtab_lookup(st, 0x1010, 0, NULL));
 	symtab_free(st);
 }
 
@@ -143,12 +168,14 @@ static void test_many_symbols(void **state)
 
 	for (unsigned i = 0; i < 100000; i++) {
 		snprintf(name, sizeof(name), "f%u", i);
-		assert_int_equal(symtab_add(st, 0x1000 + (uint64_t)i * 16, 't', name, NULL), 0);
+		assert_int_equal(
+			symtab_add(st, 0x1000 + (uint64_t)i * 16, 't', name, NULL), 0);
 	}
 	assert_int_equal(symtab_finish(st), 0);
 	for (unsigned i = 0; i < 100000; i += 997) {
 		uint64_t off;
-		const struct ksym *s = symtab_lookup(st, 0x1000 + (uint64_t)i * 16 + 5, &off);
+		const struct ksym *s =
+			symtab_lookup(st, 0x1000 + (uint64_t)i * 16 + 5, 0, &off);
 
 		snprintf(name, sizeof(name), "f%u", i);
 		assert_string_equal(s->name, name);
@@ -165,6 +192,7 @@ int main(void)
 		cmocka_unit_test(test_lookup_text_range),
 		cmocka_unit_test(test_slide_from_anchor),
 		cmocka_unit_test(test_negative_slide),
+		cmocka_unit_test(test_one_table_two_slides),
 		cmocka_unit_test(test_sized_aliases_follow_perf),
 		cmocka_unit_test(test_many_symbols),
 	};

@@ -41,7 +41,8 @@ static void fill(struct gm_meta *m)
 	k->has_vmlinuz = k->has_config = k->has_sysmap = k->sysmap_placeholder = true;
 	k->symsrc = GM_SYMS_VMLINUZ;
 	k->nr_syms = 94266;
-	snprintf(k->build_id, sizeof(k->build_id), "6a2b4ac77585b8cf102cba771300e573c8489b69");
+	snprintf(k->build_id, sizeof(k->build_id),
+		 "6a2b4ac77585b8cf102cba771300e573c8489b69");
 	k->nr_modules = 9;
 	k = gm_meta_add_kernel(m, "6.12.117+deb12-amd64");
 	k->has_debug_vmlinux = true;
@@ -55,6 +56,120 @@ static void fill(struct gm_meta *m)
 	m->inspected_at = 1764752213;
 	m->launch_s = 12.1;
 	gm_meta_sort_kernels(m);
+}
+
+/*
+ * Every field set to a value that loading nothing would not give: what fill()
+ * leaves out, and other kernels whose flags are each other's complement, so
+ * that every flag is set in one of them and a swap of two shows.
+ */
+static void fill_all(struct gm_meta *m)
+{
+	struct gm_kernel *k;
+
+	fill(m);
+	snprintf(m->error, sizeof(m->error), "an error the inspection concluded");
+	snprintf(m->boot_default, sizeof(m->boot_default), "6.1.0-57-amd64");
+	m->inspect_s = 2.5;
+	m->extract_s = 3.5;
+	m->derive_s = 4.5;
+	m->launch_s = 1.5;
+	gm_meta_note(m, "a second note");
+	free(m->kernels);
+	m->kernels = NULL;
+	m->nr_kernels = 0;
+	k = gm_meta_add_kernel(m, "6.12.117+deb12-amd64");
+	snprintf(k->vmlinuz, sizeof(k->vmlinuz), "/boot/vmlinuz-6.12.117+deb12-amd64");
+	k->has_vmlinuz = k->has_sysmap = k->has_debug_sysmap = k->debug_mismatch = true;
+	k->symsrc = GM_SYMS_VMLINUZ;
+	k->nr_syms = 94266;
+	snprintf(k->build_id, sizeof(k->build_id),
+		 "6a2b4ac77585b8cf102cba771300e573c8489b69");
+	k->nr_modules = 11;
+	k->modules_bad = 3;
+	snprintf(k->error, sizeof(k->error), "kept though symbols were found");
+	k = gm_meta_add_kernel(m, "6.1.0-57-amd64");
+	snprintf(k->vmlinuz, sizeof(k->vmlinuz), "/boot/vmlinuz-6.1.0-57-amd64");
+	k->has_config = k->has_debug_vmlinux = k->sysmap_placeholder = true;
+	snprintf(k->build_id, sizeof(k->build_id),
+		 "0123456789abcdef0123456789abcdef01234567");
+	k->nr_modules = 9;
+	snprintf(k->error, sizeof(k->error), "no symbol source");
+	gm_meta_sort_kernels(m);
+}
+
+static void assert_kernel_equal(const struct gm_kernel *l, const struct gm_kernel *m)
+{
+	assert_string_equal(l->ver, m->ver);
+	assert_string_equal(l->vmlinuz, m->vmlinuz);
+	assert_int_equal(l->has_vmlinuz, m->has_vmlinuz);
+	assert_int_equal(l->has_config, m->has_config);
+	assert_int_equal(l->has_sysmap, m->has_sysmap);
+	assert_int_equal(l->has_debug_vmlinux, m->has_debug_vmlinux);
+	assert_int_equal(l->has_debug_sysmap, m->has_debug_sysmap);
+	assert_int_equal(l->sysmap_placeholder, m->sysmap_placeholder);
+	assert_int_equal(l->debug_mismatch, m->debug_mismatch);
+	assert_int_equal(l->symsrc, m->symsrc);
+	assert_int_equal(l->nr_syms, m->nr_syms);
+	assert_string_equal(l->build_id, m->build_id);
+	assert_int_equal(l->nr_modules, m->nr_modules);
+	assert_int_equal(l->modules_bad, m->modules_bad);
+	assert_string_equal(l->error, m->error);
+	/* Whatever a later field is, it must come back too. */
+	assert_memory_equal(l, m, sizeof(*l));
+}
+
+static void assert_meta_equal(const struct gm_meta *l, const struct gm_meta *m)
+{
+	struct gm_meta a = *l, b = *m;
+
+	assert_string_equal(l->error, m->error);
+	assert_string_equal(l->os, m->os);
+	assert_string_equal(l->distro, m->distro);
+	assert_string_equal(l->product, m->product);
+	assert_string_equal(l->osversion, m->osversion);
+	assert_string_equal(l->hostname, m->hostname);
+	assert_string_equal(l->arch, m->arch);
+	assert_string_equal(l->root, m->root);
+	assert_string_equal(l->boot_default, m->boot_default);
+	assert_int_equal(l->nr_mounts, m->nr_mounts);
+	for (size_t i = 0; i < m->nr_mounts; i++) {
+		assert_string_equal(l->mounts[i][0], m->mounts[i][0]);
+		assert_string_equal(l->mounts[i][1], m->mounts[i][1]);
+	}
+	assert_int_equal(l->nr_kernels, m->nr_kernels);
+	for (size_t i = 0; i < m->nr_kernels; i++)
+		assert_kernel_equal(&l->kernels[i], &m->kernels[i]);
+	assert_int_equal(l->nr_notes, m->nr_notes);
+	for (size_t i = 0; i < m->nr_notes; i++)
+		assert_string_equal(l->notes[i], m->notes[i]);
+	assert_int_equal(l->files, m->files);
+	assert_int_equal(l->bytes, m->bytes);
+	assert_int_equal(l->inspected_at, m->inspected_at);
+	/* Saved with 2 decimals: the values are chosen to survive that. */
+	assert_true(l->launch_s == m->launch_s);
+	assert_true(l->inspect_s == m->inspect_s);
+	assert_true(l->extract_s == m->extract_s);
+	assert_true(l->derive_s == m->derive_s);
+	a.kernels = b.kernels = NULL;
+	assert_memory_equal(&a, &b, sizeof(a));
+}
+
+static void test_roundtrip_every_field(void **state)
+{
+	char path[] = "/tmp/gm-meta-XXXXXX";
+	struct gm_meta m, l;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	fill_all(&m);
+	assert_int_equal(gm_meta_save(&m, path), 0);
+	assert_int_equal(gm_meta_load(&l, path), 0);
+	assert_meta_equal(&l, &m);
+	unlink(path);
+	gm_meta_release(&l);
+	gm_meta_release(&m);
 }
 
 static void test_sort_newest_first(void **state)
@@ -96,7 +211,8 @@ static void test_save_load_roundtrip(void **state)
 		assert_int_equal(l.kernels[i].nr_syms, m.kernels[i].nr_syms);
 		assert_string_equal(l.kernels[i].build_id, m.kernels[i].build_id);
 		assert_string_equal(l.kernels[i].error, m.kernels[i].error);
-		assert_int_equal(l.kernels[i].sysmap_placeholder, m.kernels[i].sysmap_placeholder);
+		assert_int_equal(l.kernels[i].sysmap_placeholder,
+				 m.kernels[i].sysmap_placeholder);
 	}
 	assert_int_equal(l.bytes, 26328802);
 	assert_int_equal(l.inspected_at, 1764752213);
@@ -112,10 +228,10 @@ static void test_save_load_roundtrip(void **state)
 
 static void test_info_text_and_json(void **state)
 {
-	struct gm_guest_conf gc = { .name = "web1", .nr_disks = 1 };
-	struct gm_buf text = { 0 }, json = { 0 };
-	struct gm_info_ctx c = { .conf = &gc, .state = "ready", .def_why = "newest" };
-	uint64_t sizes[1] = { 12345 };
+	struct gm_guest_conf gc = {.name = "web1", .nr_disks = 1};
+	struct gm_buf text = {0}, json = {0};
+	struct gm_info_ctx c = {.conf = &gc, .state = "ready", .def_why = "newest"};
+	uint64_t sizes[1] = {12345};
 	struct gm_meta m;
 
 	gc.disks[0].path = "/images/web\"1.qcow2";
@@ -130,9 +246,12 @@ static void test_info_text_and_json(void **state)
 	assert_false(text.failed || json.failed);
 	assert_non_null(strstr(text.data, "state: ready\n"));
 	assert_non_null(strstr(text.data, "kernel: 6.12.117+deb12-amd64 (newest)\n"));
-	assert_non_null(strstr(text.data, "symbols: debug vmlinux (.symtab), 5 symbols\n"));
-	assert_non_null(strstr(text.data, "kernels: 6.12.117+deb12-amd64 6.10.1 6.1.0-57-amd64\n"));
-	assert_non_null(strstr(text.data, "disk: /images/web\"1.qcow2 (qcow2, 12345 bytes)\n"));
+	assert_non_null(
+		strstr(text.data, "symbols: debug vmlinux (.symtab), 5 symbols\n"));
+	assert_non_null(strstr(text.data,
+			       "kernels: 6.12.117+deb12-amd64 6.10.1 6.1.0-57-amd64\n"));
+	assert_non_null(
+		strstr(text.data, "disk: /images/web\"1.qcow2 (qcow2, 12345 bytes)\n"));
 	assert_non_null(strstr(text.data, "symbols none (no symbol source)"));
 	/* JSON: the quote in the path is escaped, the default kernel is marked. */
 	assert_non_null(strstr(json.data, "\"path\": \"/images/web\\\"1.qcow2\""));
@@ -149,15 +268,140 @@ static void test_info_text_and_json(void **state)
 	c.state = "error";
 	c.error = "disk /x: No such file or directory";
 	gm_info_json(&json, &c);
-	assert_non_null(strstr(json.data, "\"error\": \"disk /x: No such file or directory\""));
+	assert_non_null(
+		strstr(json.data, "\"error\": \"disk /x: No such file or directory\""));
 	assert_null(strstr(json.data, "\"kernels\""));
+	gm_buf_release(&json);
+	gm_meta_release(&m);
+}
+
+static void render(struct gm_buf *text, struct gm_buf *json, const struct gm_meta *m)
+{
+	struct gm_guest_conf gc = {.name = "web1", .nr_disks = 1};
+	struct gm_info_ctx c = {
+		.conf = &gc, .state = "ready", .def_why = "bootloader default"};
+
+	gc.disks[0].path = "/images/web1.qcow2";
+	gc.disks[0].format = GM_FMT_QCOW2;
+	c.meta = m;
+	c.def = gm_meta_kernel(m, m->boot_default);
+	c.key = "0123456789abcdef";
+	gm_info_text(text, &c);
+	gm_info_json(json, &c);
+	assert_false(text->failed || json->failed);
+}
+
+/* What info and info.json say of fill_all(), to the byte: scripts read both. */
+static const char every_field_text[] =
+	"guest: web1\n"
+	"state: ready\n"
+	"disk: /images/web1.qcow2 (qcow2)\n"
+	"os: linux\n"
+	"distro: debian\n"
+	"product: Debian GNU/Linux 12 (bookworm)\n"
+	"version: 12.8\n"
+	"hostname: web 1\n"
+	"arch: x86_64\n"
+	"root: /dev/sda2\n"
+	"mount: /dev/sda2 on /\n"
+	"mount: /dev/sda1 on /boot efi\n"
+	"kernels: 6.12.117+deb12-amd64 6.1.0-57-amd64\n"
+	"kernel: 6.1.0-57-amd64 (bootloader default)\n"
+	"symbols: none (no symbol source)\n"
+	"build-id: 0123456789abcdef0123456789abcdef01234567\n"
+	"kernel 6.12.117+deb12-amd64: files vmlinuz System.map debug-System.map; "
+	"modules 11 (3 unreadable); symbols kallsyms tables decoded from "
+	"/boot/vmlinuz-6.12.117+deb12-amd64, 94266 symbols\n"
+	"kernel 6.1.0-57-amd64: files config debug-vmlinux System.map(placeholder); "
+	"modules 9; symbols none (no symbol source)\n"
+	"copied: 28 files, 26328802 bytes\n"
+	"inspected: 2025-12-03T08:56:53Z (appliance launch 1.5 s, inspection 2.5 s, "
+	"copy 3.5 s, symbols 4.5 s)\n"
+	"cache: 0123456789abcdef\n"
+	"note: a note with a ?[31mcontrol?[0m sequence\n"
+	"note: a second note\n";
+
+static const char every_field_json[] =
+	"{\n"
+	"  \"guest\": \"web1\",\n"
+	"  \"state\": \"ready\",\n"
+	"  \"error\": null,\n"
+	"  \"disks\": [{\"path\": \"/images/web1.qcow2\", \"format\": \"qcow2\"}],\n"
+	"  \"os\": \"linux\",\n"
+	"  \"distro\": \"debian\",\n"
+	"  \"product\": \"Debian GNU/Linux 12 (bookworm)\",\n"
+	"  \"version\": \"12.8\",\n"
+	"  \"hostname\": \"web 1\",\n"
+	"  \"arch\": \"x86_64\",\n"
+	"  \"root\": \"/dev/sda2\",\n"
+	"  \"mounts\": [{\"mountpoint\": \"/\", \"device\": \"/dev/sda2\"}, "
+	"{\"mountpoint\": \"/boot efi\", \"device\": \"/dev/sda1\"}],\n"
+	"  \"kernel\": \"6.1.0-57-amd64\",\n"
+	"  \"kernel_choice\": \"bootloader default\",\n"
+	"  \"kernels\": [\n"
+	"    {\"version\": \"6.12.117+deb12-amd64\", \"default\": false, "
+	"\"image\": \"/boot/vmlinuz-6.12.117+deb12-amd64\", "
+	"\"files\": [\"vmlinuz\", \"System.map\", \"debug-System.map\"], "
+	"\"system_map_placeholder\": false, \"symbols\": {\"source\": \"vmlinuz\", "
+	"\"count\": 94266, \"error\": \"kept though symbols were found\"}, "
+	"\"build_id\": \"6a2b4ac77585b8cf102cba771300e573c8489b69\", \"modules\": 11, "
+	"\"modules_unreadable\": 3},\n"
+	"    {\"version\": \"6.1.0-57-amd64\", \"default\": true, "
+	"\"image\": \"/boot/vmlinuz-6.1.0-57-amd64\", "
+	"\"files\": [\"config\", \"debug-vmlinux\"], \"system_map_placeholder\": true, "
+	"\"symbols\": {\"source\": \"none\", \"count\": 0, \"error\": \"no symbol "
+	"source\"}, "
+	"\"build_id\": \"0123456789abcdef0123456789abcdef01234567\", \"modules\": 9, "
+	"\"modules_unreadable\": 0}\n"
+	"  ],\n"
+	"  \"copied\": {\"files\": 28, \"bytes\": 26328802},\n"
+	"  \"inspected_at\": 1764752213,\n"
+	"  \"seconds\": {\"launch\": 1.50, \"inspection\": 2.50, \"copy\": 3.50, "
+	"\"symbols\": 4.50},\n"
+	"  \"cache\": \"0123456789abcdef\",\n"
+	"  \"notes\": [\"a note with a ?[31mcontrol?[0m sequence\", \"a second note\"]\n"
+	"}\n";
+
+/*
+ * info and info.json carry every field but three, byte for byte as scripts
+ * read them: the meta's error is the guest's error (from gm_info_ctx), its
+ * boot-default the kernel choice, a kernel's debug_mismatch a note.
+ */
+static void test_info_every_field(void **state)
+{
+	struct gm_buf text = {0}, json = {0};
+	struct gm_meta m;
+
+	fill_all(&m);
+	render(&text, &json, &m);
+	assert_string_equal(text.data, every_field_text);
+	assert_string_equal(json.data, every_field_json);
+	gm_buf_release(&text);
+	gm_buf_release(&json);
+
+	/* Before a root was found, info has what was copied and when, no OS. */
+	m.root[0] = '\0';
+	render(&text, &json, &m);
+	assert_string_equal(text.data,
+			    "guest: web1\n"
+			    "state: ready\n"
+			    "disk: /images/web1.qcow2 (qcow2)\n"
+			    "copied: 28 files, 26328802 bytes\n"
+			    "inspected: 2025-12-03T08:56:53Z (appliance launch 1.5 s, "
+			    "inspection 2.5 s, copy 3.5 s, symbols 4.5 s)\n"
+			    "cache: 0123456789abcdef\n"
+			    "note: a note with a ?[31mcontrol?[0m sequence\n"
+			    "note: a second note\n");
+	/* info.json always has every key: "root": null. */
+	assert_non_null(strstr(json.data, "  \"root\": null,\n  \"mounts\""));
+	gm_buf_release(&text);
 	gm_buf_release(&json);
 	gm_meta_release(&m);
 }
 
 static void test_sanitize_and_json_escape(void **state)
 {
-	struct gm_buf b = { 0 };
+	struct gm_buf b = {0};
 	char out[16];
 
 	gm_sanitize(out, sizeof(out), "a\nb\tc\033[0m\xc3\xa9zzzzzzzzzzzzzz");
@@ -172,7 +416,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sort_newest_first),
 		cmocka_unit_test(test_save_load_roundtrip),
+		cmocka_unit_test(test_roundtrip_every_field),
 		cmocka_unit_test(test_info_text_and_json),
+		cmocka_unit_test(test_info_every_field),
 		cmocka_unit_test(test_sanitize_and_json_escape),
 	};
 

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,11 +84,210 @@ const struct gm_kernel *gm_meta_kernel(const struct gm_meta *m, const char *ver)
 	return NULL;
 }
 
+/* --- the fields ------------------------------------------------------------------ */
+
+/* How a field is written and read. */
+enum gm_field_type {
+	FT_STR,	    /* char[] from the guest, sanitized */
+	FT_VERSION, /* char[]: a kernel's version; its line starts the kernel */
+	FT_BOOL,    /* bool, 0 or 1 */
+	FT_UINT,    /* unsigned */
+	FT_U64,	    /* uint64_t */
+	FT_SECS,    /* double seconds, 2 decimals */
+	FT_TIME,    /* time_t: seconds since the epoch */
+	FT_SYMSRC,  /* enum gm_symsrc, by name */
+	FT_MOUNTS,  /* mounts[nr_mounts]: a line each */
+	FT_NOTES,   /* notes[nr_notes]: a line each */
+	FT_KERNELS, /* kernels[nr_kernels]: the FS_KERNEL fields of each */
+};
+
+/* Which record a field is a member of. */
+enum gm_field_scope {
+	FS_META,   /* struct gm_meta */
+	FS_KERNEL, /* struct gm_kernel */
+};
+
+/* An empty or 0 field alone on its line is left out. */
+#define FF_OPTIONAL 1
+
+struct gm_field {
+	/* Key in the cache file; the next fields with the same key share its line. */
+	const char *cache;
+	enum gm_field_type type;
+	enum gm_field_scope scope;
+	unsigned flags;
+	size_t off, size;
+};
+
+#define FIELD(sc, rec, key, ty, m, fl)                                   \
+	{                                                                \
+		.cache = key, .type = FT_##ty, .scope = sc, .flags = fl, \
+		.off = offsetof(rec, m), .size = sizeof(((rec *)0)->m)   \
+	}
+#define M(...) FIELD(FS_META, struct gm_meta, __VA_ARGS__)
+#define K(...) FIELD(FS_KERNEL, struct gm_kernel, __VA_ARGS__)
+
+/*
+ * Every field of the meta and of its kernels, each named once: adding one is
+ * one line here. A field older caches lack loads as 0 or "": when that would
+ * be wrong, bump the format in gm_meta_save() so that they are inspected again.
+ * A kernel's keys differ from the meta's: its lines follow its "kernel" line
+ * and the meta's may come after them.
+ */
+static const struct gm_field gm_fields[] = {
+	M("error", STR, error, FF_OPTIONAL),
+	M("os", STR, os, 0),
+	M("distro", STR, distro, 0),
+	M("product", STR, product, 0),
+	M("osversion", STR, osversion, 0),
+	M("hostname", STR, hostname, 0),
+	M("arch", STR, arch, 0),
+	M("root", STR, root, 0),
+	M("mount", MOUNTS, mounts, 0),
+	M("boot-default", STR, boot_default, FF_OPTIONAL),
+	M(NULL, KERNELS, kernels, 0),
+	K("kernel", VERSION, ver, 0),
+	K("k-vmlinuz", STR, vmlinuz, 0),
+	K("k-files", BOOL, has_vmlinuz, 0),
+	K("k-files", BOOL, has_config, 0),
+	K("k-files", BOOL, has_sysmap, 0),
+	K("k-files", BOOL, has_debug_vmlinux, 0),
+	K("k-files", BOOL, has_debug_sysmap, 0),
+	K("k-files", BOOL, sysmap_placeholder, 0),
+	K("k-files", BOOL, debug_mismatch, 0),
+	K("k-symbols", SYMSRC, symsrc, 0),
+	K("k-symbols", U64, nr_syms, 0),
+	K("k-error", STR, error, FF_OPTIONAL),
+	K("k-build-id", STR, build_id, FF_OPTIONAL),
+	K("k-modules", UINT, nr_modules, 0),
+	K("k-modules", UINT, modules_bad, 0),
+	M("files", U64, files, 0),
+	M("bytes", U64, bytes, 0),
+	M("inspected-at", TIME, inspected_at, 0),
+	M("times", SECS, launch_s, 0),
+	M("times", SECS, inspect_s, 0),
+	M("times", SECS, extract_s, 0),
+	M("times", SECS, derive_s, 0),
+	M("note", NOTES, notes, 0),
+};
+
+#define GM_FIELDS_END (gm_fields + sizeof(gm_fields) / sizeof(gm_fields[0]))
+
+static const void *gm_field_at(const struct gm_field *f, const void *rec)
+{
+	return (const char *)rec + f->off;
+}
+
+static bool gm_field_is_array(const struct gm_field *f)
+{
+	return f->type >= FT_MOUNTS;
+}
+
+/* The field after the last one that shares @f's line. */
+static const struct gm_field *line_end(const struct gm_field *f)
+{
+	const struct gm_field *e = f + 1;
+
+	while (e < GM_FIELDS_END && f->cache && e->cache && e->scope == f->scope &&
+	       !strcmp(e->cache, f->cache))
+		e++;
+	return e;
+}
+
+static bool gm_field_empty(const struct gm_field *f, const void *p)
+{
+	switch (f->type) {
+	case FT_STR:
+	case FT_VERSION:
+		return !*(const char *)p;
+	case FT_BOOL:
+		return !*(const bool *)p;
+	case FT_UINT:
+		return !*(const unsigned *)p;
+	case FT_U64:
+		return !*(const uint64_t *)p;
+	case FT_SECS:
+		return *(const double *)p == 0;
+	case FT_TIME:
+		return !*(const time_t *)p;
+	case FT_SYMSRC:
+		return *(const enum gm_symsrc *)p == GM_SYMS_NONE;
+	default:
+		return false; /* the arrays */
+	}
+}
+
+/* @f's value at @p as the cache file has it; strings are returned as they are. */
+static const char *gm_field_scalar(char *buf, size_t size, const struct gm_field *f,
+				   const void *p)
+{
+	switch (f->type) {
+	case FT_BOOL:
+		snprintf(buf, size, "%d", *(const bool *)p);
+		break;
+	case FT_UINT:
+		snprintf(buf, size, "%u", *(const unsigned *)p);
+		break;
+	case FT_U64:
+		snprintf(buf, size, "%" PRIu64, *(const uint64_t *)p);
+		break;
+	case FT_SECS:
+		snprintf(buf, size, "%.2f", *(const double *)p);
+		break;
+	case FT_TIME:
+		snprintf(buf, size, "%lld", (long long)*(const time_t *)p);
+		break;
+	case FT_SYMSRC:
+		return gm_symsrc_name(*(const enum gm_symsrc *)p);
+	default:
+		return p; /* FT_STR, FT_VERSION */
+	}
+	return buf;
+}
+
+/* --- the cache file --------------------------------------------------------------- */
+
 /*
  * The file is "key value" lines; "kernel VER" starts a kernel and the
- * "k-*" keys after it describe that kernel. Values never hold a newline
- * (every string in the meta is sanitized).
+ * lines after it up to the next such line describe that kernel. Values
+ * never hold a newline (every string in the meta is sanitized).
  */
+static void save_record(FILE *out, const void *rec, enum gm_field_scope scope);
+
+static void save_array(FILE *out, const struct gm_field *f, const struct gm_meta *m)
+{
+	for (size_t i = 0; f->type == FT_MOUNTS && i < m->nr_mounts; i++)
+		fprintf(out, "%s %s %s\n", f->cache, m->mounts[i][0], m->mounts[i][1]);
+	for (size_t i = 0; f->type == FT_NOTES && i < m->nr_notes; i++)
+		fprintf(out, "%s %s\n", f->cache, m->notes[i]);
+	for (size_t i = 0; f->type == FT_KERNELS && i < m->nr_kernels; i++)
+		save_record(out, &m->kernels[i], FS_KERNEL);
+}
+
+static void save_record(FILE *out, const void *rec, enum gm_field_scope scope)
+{
+	char buf[32];
+
+	for (const struct gm_field *f = gm_fields, *end; f < GM_FIELDS_END; f = end) {
+		end = line_end(f);
+		if (f->scope != scope)
+			continue;
+		if (gm_field_is_array(f)) {
+			save_array(out, f, rec);
+			continue;
+		}
+		if ((f->flags & FF_OPTIONAL) && end == f + 1 &&
+		    gm_field_empty(f, gm_field_at(f, rec)))
+			continue;
+		fprintf(out, "%s", f->cache);
+		for (const struct gm_field *e = f; e < end; e++)
+			fprintf(out, " %s",
+				gm_field_scalar(buf, sizeof(buf), e,
+						gm_field_at(e, rec)));
+		fprintf(out, "\n");
+	}
+}
+
 int gm_meta_save(const struct gm_meta *m, const char *path)
 {
 	char tmp[4096];
@@ -96,163 +296,163 @@ int gm_meta_save(const struct gm_meta *m, const char *path)
 	if (!f)
 		return errno ? -errno : -EIO;
 	fprintf(f, "format 2\n");
-	if (m->error[0])
-		fprintf(f, "error %s\n", m->error);
-	fprintf(f,
-		"os %s\ndistro %s\nproduct %s\nosversion %s\nhostname %s\narch %s\nroot "
-		"%s\n",
-		m->os, m->distro, m->product, m->osversion, m->hostname, m->arch,
-		m->root);
-	for (size_t i = 0; i < m->nr_mounts; i++)
-		fprintf(f, "mount %s %s\n", m->mounts[i][0], m->mounts[i][1]);
-	if (m->boot_default[0])
-		fprintf(f, "boot-default %s\n", m->boot_default);
-	fprintf(f, "files %" PRIu64 "\nbytes %" PRIu64 "\ninspected-at %lld\n", m->files,
-		m->bytes, (long long)m->inspected_at);
-	fprintf(f, "times %.2f %.2f %.2f %.2f\n", m->launch_s, m->inspect_s, m->extract_s,
-		m->derive_s);
-	for (size_t i = 0; i < m->nr_notes; i++)
-		fprintf(f, "note %s\n", m->notes[i]);
-	for (size_t i = 0; i < m->nr_kernels; i++) {
-		const struct gm_kernel *k = &m->kernels[i];
-
-		fprintf(f, "kernel %s\n", k->ver);
-		fprintf(f, "k-vmlinuz %s\n", k->vmlinuz);
-		fprintf(f, "k-files %d %d %d %d %d %d %d\n", k->has_vmlinuz,
-			k->has_config, k->has_sysmap, k->has_debug_vmlinux,
-			k->has_debug_sysmap, k->sysmap_placeholder, k->debug_mismatch);
-		fprintf(f, "k-symbols %s %" PRIu64 "\n", gm_symsrc_name(k->symsrc),
-			k->nr_syms);
-		if (k->build_id[0])
-			fprintf(f, "k-build-id %s\n", k->build_id);
-		fprintf(f, "k-modules %u %u\n", k->nr_modules, k->modules_bad);
-		if (k->error[0])
-			fprintf(f, "k-error %s\n", k->error);
-	}
+	save_record(f, m, FS_META);
 	fprintf(f, "end\n");
 	return gm_commit_tmp(f, tmp, path);
 }
 
-static void copy_val(char *dst, size_t size, const char *val)
+/* The next word of *@s, or all that is left of it for the last field of a line. */
+static char *next_word(char **s, bool rest)
 {
-	snprintf(dst, size, "%s", val);
+	char *w = *s, *sp = rest ? NULL : strchr(w, ' ');
+
+	if (sp) {
+		*sp = '\0';
+		*s = sp + 1;
+	} else {
+		*s = w + strlen(w);
+	}
+	return w;
+}
+
+static int load_scalar(const struct gm_field *f, void *p, const char *w)
+{
+	unsigned long u;
+	char *end;
+
+	errno = 0;
+	switch (f->type) {
+	case FT_STR:
+		gm_sanitize(p, f->size, w);
+		return 0;
+	case FT_SYMSRC:
+		*(enum gm_symsrc *)p = symsrc_parse(w);
+		return 0;
+	case FT_BOOL:
+		*(bool *)p = strtol(w, &end, 10) != 0;
+		break;
+	case FT_UINT:
+		u = strtoul(w, &end, 10);
+		if (u > UINT_MAX)
+			return -EINVAL;
+		*(unsigned *)p = u;
+		break;
+	case FT_U64:
+		*(uint64_t *)p = strtoull(w, &end, 10);
+		break;
+	case FT_SECS:
+		*(double *)p = strtod(w, &end);
+		break;
+	case FT_TIME:
+		*(time_t *)p = (time_t)strtoll(w, &end, 10);
+		break;
+	default:
+		return -EINVAL;
+	}
+	return end == w || *end || errno ? -EINVAL : 0;
+}
+
+/* The values of the fields from @f to the end of its line, into @rec. */
+static int load_fields(const struct gm_field *f, void *rec, char *val)
+{
+	const struct gm_field *end = line_end(f);
+	int ret = 0;
+
+	for (; !ret && f < end; f++)
+		ret = load_scalar(f, (char *)rec + f->off, next_word(&val, f + 1 == end));
+	return ret;
+}
+
+static int load_array(const struct gm_field *f, struct gm_meta *m, char *val)
+{
+	char *dev;
+
+	if (f->type == FT_NOTES && m->nr_notes < GM_MAX_NOTES)
+		gm_sanitize(m->notes[m->nr_notes++], sizeof(m->notes[0]), val);
+	if (f->type != FT_MOUNTS || m->nr_mounts == GM_MAX_MOUNTS)
+		return 0;
+	/* Mount points may hold spaces, device names do not. */
+	dev = strrchr(val, ' ');
+	if (!dev)
+		return -EINVAL;
+	*dev++ = '\0';
+	gm_sanitize(m->mounts[m->nr_mounts][0], sizeof(m->mounts[0][0]), val);
+	gm_sanitize(m->mounts[m->nr_mounts++][1], sizeof(m->mounts[0][1]), dev);
+	return 0;
+}
+
+static const struct gm_field *find_key(const char *key, enum gm_field_scope scope)
+{
+	for (const struct gm_field *f = gm_fields; f < GM_FIELDS_END; f++)
+		if (f->scope == scope && f->cache && !strcmp(f->cache, key))
+			return f;
+	return NULL;
+}
+
+/* One "key value" line; *@k is the kernel the last "kernel" line started. */
+static int load_line(struct gm_meta *m, struct gm_kernel **k, const char *key, char *val)
+{
+	const struct gm_field *f = find_key(key, FS_META);
+
+	if (f)
+		return gm_field_is_array(f) ? load_array(f, m, val)
+					    : load_fields(f, m, val);
+	f = find_key(key, FS_KERNEL);
+	if (!f)
+		return 0; /* written by a later version: not needed here */
+	if (f->type == FT_VERSION) {
+		if (!gm_version_valid(val))
+			return -EINVAL;
+		*k = gm_meta_add_kernel(m, val);
+		return *k ? 0 : -ENOMEM;
+	}
+	return *k ? load_fields(f, *k, val) : -EINVAL;
+}
+
+static int load_text(struct gm_meta *m, char *text)
+{
+	struct gm_kernel *k = NULL;
+	char *line, *save = NULL;
+	bool ended = false;
+	int ret = 0;
+
+	for (line = strtok_r(text, "\n", &save); line && !ret;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *val = strchr(line, ' ');
+
+		if (val)
+			*val++ = '\0';
+		else
+			val = line + strlen(line);
+		if (!strcmp(line, "end"))
+			ended = true;
+		else if (!strcmp(line, "format"))
+			/* 1 had no boot-default: such caches are inspected again. */
+			ret = strcmp(val, "2") ? -EINVAL : 0;
+		else
+			ret = load_line(m, &k, line, val);
+	}
+	/* A truncated file (no "end") is not trusted. */
+	return ret ? ret : ended ? 0 : -EINVAL;
 }
 
 int gm_meta_load(struct gm_meta *m, const char *path)
 {
-	struct gm_kernel *k = NULL;
-	char *text, *line, *save = NULL;
+	char *text;
 	size_t len;
-	bool ended = false;
 	int ret;
 
 	memset(m, 0, sizeof(*m));
 	ret = kp_read_file(path, 16 << 20, &text, &len, NULL);
 	if (ret)
 		return ret;
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *val = strchr(line, ' ');
-		int a[7];
-
-		if (val)
-			*val++ = '\0';
-		else
-			val = line + strlen(line);
-		if (!strcmp(line, "format")) {
-			/* 1 had no boot-default: such caches are inspected again. */
-			if (strcmp(val, "2"))
-				goto bad;
-		} else if (!strcmp(line, "error")) {
-			copy_val(m->error, sizeof(m->error), val);
-		} else if (!strcmp(line, "os")) {
-			copy_val(m->os, sizeof(m->os), val);
-		} else if (!strcmp(line, "distro")) {
-			copy_val(m->distro, sizeof(m->distro), val);
-		} else if (!strcmp(line, "product")) {
-			copy_val(m->product, sizeof(m->product), val);
-		} else if (!strcmp(line, "osversion")) {
-			copy_val(m->osversion, sizeof(m->osversion), val);
-		} else if (!strcmp(line, "hostname")) {
-			copy_val(m->hostname, sizeof(m->hostname), val);
-		} else if (!strcmp(line, "arch")) {
-			copy_val(m->arch, sizeof(m->arch), val);
-		} else if (!strcmp(line, "root")) {
-			copy_val(m->root, sizeof(m->root), val);
-		} else if (!strcmp(line, "boot-default")) {
-			copy_val(m->boot_default, sizeof(m->boot_default), val);
-		} else if (!strcmp(line, "mount") && m->nr_mounts < GM_MAX_MOUNTS) {
-			char *dev = strrchr(val, ' ');
-
-			if (!dev)
-				goto bad;
-			*dev++ = '\0';
-			copy_val(m->mounts[m->nr_mounts][0], sizeof(m->mounts[0][0]),
-				 val);
-			copy_val(m->mounts[m->nr_mounts++][1], sizeof(m->mounts[0][1]),
-				 dev);
-		} else if (!strcmp(line, "files")) {
-			m->files = strtoull(val, NULL, 10);
-		} else if (!strcmp(line, "bytes")) {
-			m->bytes = strtoull(val, NULL, 10);
-		} else if (!strcmp(line, "inspected-at")) {
-			m->inspected_at = (time_t)strtoll(val, NULL, 10);
-		} else if (!strcmp(line, "times")) {
-			sscanf(val, "%lf %lf %lf %lf", &m->launch_s, &m->inspect_s,
-			       &m->extract_s, &m->derive_s);
-		} else if (!strcmp(line, "note") && m->nr_notes < GM_MAX_NOTES) {
-			copy_val(m->notes[m->nr_notes++], sizeof(m->notes[0]), val);
-		} else if (!strcmp(line, "kernel")) {
-			if (!gm_version_valid(val) || !(k = gm_meta_add_kernel(m, val)))
-				goto bad;
-		} else if (!strncmp(line, "k-", 2)) {
-			if (!k)
-				goto bad;
-			if (!strcmp(line, "k-vmlinuz")) {
-				copy_val(k->vmlinuz, sizeof(k->vmlinuz), val);
-			} else if (!strcmp(line, "k-files")) {
-				if (sscanf(val, "%d %d %d %d %d %d %d", &a[0], &a[1],
-					   &a[2], &a[3], &a[4], &a[5], &a[6]) != 7)
-					goto bad;
-				k->has_vmlinuz = a[0];
-				k->has_config = a[1];
-				k->has_sysmap = a[2];
-				k->has_debug_vmlinux = a[3];
-				k->has_debug_sysmap = a[4];
-				k->sysmap_placeholder = a[5];
-				k->debug_mismatch = a[6];
-			} else if (!strcmp(line, "k-symbols")) {
-				char src[32];
-				unsigned long long n;
-
-				if (sscanf(val, "%31s %llu", src, &n) != 2)
-					goto bad;
-				k->symsrc = symsrc_parse(src);
-				k->nr_syms = n;
-			} else if (!strcmp(line, "k-build-id")) {
-				copy_val(k->build_id, sizeof(k->build_id), val);
-			} else if (!strcmp(line, "k-modules")) {
-				if (sscanf(val, "%u %u", &k->nr_modules,
-					   &k->modules_bad) != 2)
-					goto bad;
-			} else if (!strcmp(line, "k-error")) {
-				copy_val(k->error, sizeof(k->error), val);
-			}
-		} else if (!strcmp(line, "end")) {
-			ended = true;
-		}
-	}
+	ret = load_text(m, text);
 	free(text);
-	if (!ended) {
+	if (ret)
 		gm_meta_release(m);
-		return -EINVAL;
-	}
-	gm_meta_sort_kernels(m);
-	return 0;
-bad:
-	free(text);
-	gm_meta_release(m);
-	return -EINVAL;
+	else
+		gm_meta_sort_kernels(m);
+	return ret;
 }
 
 /* --- info and info.json --------------------------------------------------------- */

@@ -172,6 +172,80 @@ static void test_roundtrip_every_field(void **state)
 	gm_meta_release(&m);
 }
 
+/* Is @f set in @m, or for a kernel's field in one of its kernels? */
+static bool field_set(const struct gm_field *f, const struct gm_meta *m)
+{
+	if (f->scope == FS_META)
+		return !gm_field_empty(f, gm_field_at(f, m));
+	for (size_t i = 0; i < m->nr_kernels; i++)
+		if (!gm_field_empty(f, gm_field_at(f, &m->kernels[i])))
+			return true;
+	return false;
+}
+
+/* What size the member a field of @type describes has; 0: any. */
+static size_t type_size(enum gm_field_type type)
+{
+	switch (type) {
+	case FT_BOOL:
+		return sizeof(bool);
+	case FT_UINT:
+		return sizeof(unsigned);
+	case FT_U64:
+		return sizeof(uint64_t);
+	case FT_SECS:
+		return sizeof(double);
+	case FT_TIME:
+		return sizeof(time_t);
+	case FT_SYMSRC:
+		return sizeof(enum gm_symsrc);
+	default:
+		return 0;
+	}
+}
+
+/* Does @g share the cache file line of the field before it? */
+static bool same_line(const struct gm_field *g)
+{
+	return g > gm_fields && g->cache && g[-1].cache && g[-1].scope == g->scope &&
+	       !strcmp(g[-1].cache, g->cache);
+}
+
+/* Is @f's cache key used again, by a line after the one @f is on? */
+static bool key_used_later(const struct gm_field *f)
+{
+	for (const struct gm_field *g = f + 1; g < GM_FIELDS_END; g++)
+		if (!same_line(g) && g->cache && !strcmp(g->cache, f->cache))
+			return true;
+	return false;
+}
+
+/*
+ * The table is sound: each field has a type its member fits, fill_all() sets
+ * it (so that the round trip below proves it is saved and loaded), and a
+ * cache key names one line of one scope.
+ */
+static void test_field_table(void **state)
+{
+	struct gm_meta m;
+
+	fill_all(&m);
+	for (const struct gm_field *f = gm_fields; f < GM_FIELDS_END; f++) {
+		size_t size = type_size(f->type);
+
+		assert_true(!size || f->size == size);
+		assert_true(f->type != FT_STR || f->size > 1);
+		if (!f->cache)
+			continue; /* not in the cache: nothing to round-trip */
+		if (!field_set(f, &m))
+			fail_msg("fill_all() leaves field %zu (%s) empty",
+				 (size_t)(f - gm_fields), f->cache);
+		if (key_used_later(f))
+			fail_msg("cache key %s on two lines", f->cache);
+	}
+	gm_meta_release(&m);
+}
+
 static void test_sort_newest_first(void **state)
 {
 	struct gm_meta m;
@@ -415,6 +489,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sort_newest_first),
+		cmocka_unit_test(test_field_table),
 		cmocka_unit_test(test_save_load_roundtrip),
 		cmocka_unit_test(test_roundtrip_every_field),
 		cmocka_unit_test(test_info_text_and_json),

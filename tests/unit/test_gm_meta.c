@@ -16,6 +16,7 @@
 
 /* Parts of the daemon, not of libkvmprof: build them in. */
 #include "../../guestfs-mount/config.c"
+#include "../../guestfs-mount/info.c"
 #include "../../guestfs-mount/meta.c"
 #include "../../guestfs-mount/util.c"
 

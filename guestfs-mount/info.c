@@ -7,9 +7,23 @@
 #include <string.h>
 #include <time.h>
 
+#include "fields.h"
+
 static const char *or_dash(const char *s)
 {
 	return s && *s ? s : "-";
+}
+
+static void json_str(struct gm_buf *b, const char *s)
+{
+	gm_buf_json_string(b, s && *s ? s : NULL);
+}
+
+/* Where @f is: in the caller's gm_info_ctx @c or in @rec. */
+static const void *value_of(const struct gm_field *f, const void *rec,
+			    const struct gm_info_ctx *c)
+{
+	return f->type == FT_CTXSTR ? gm_field_at(f, c) : gm_field_at(f, rec);
 }
 
 static void symbols_line(struct gm_buf *b, const struct gm_kernel *k)
@@ -34,34 +48,154 @@ static void symbols_line(struct gm_buf *b, const struct gm_kernel *k)
 	gm_buf_printf(b, ", %" PRIu64 " symbols", k->nr_syms);
 }
 
-static void kernel_files(struct gm_buf *b, const struct gm_kernel *k, bool json)
+/* Prints what @text has before its "%s" and returns what it has after it. */
+static const char *text_head(struct gm_buf *b, const char *text)
 {
-	const char *names[] = {"vmlinuz", "config", "System.map", "debug-vmlinux",
-			       "debug-System.map"};
-	bool has[] = {k->has_vmlinuz, k->has_config,
-		      k->has_sysmap && !k->sysmap_placeholder, k->has_debug_vmlinux,
-		      k->has_debug_sysmap};
-	bool first = true;
+	const char *s = strstr(text, "%s");
 
-	for (size_t i = 0; i < sizeof(has) / sizeof(has[0]); i++) {
-		if (!has[i])
+	if (!s)
+		s = text + strlen(text);
+	gm_buf_printf(b, "%.*s", (int)(s - text), text);
+	return *s ? s + 2 : s;
+}
+
+static bool file_listed(const struct gm_field *f, const void *rec)
+{
+	const struct gm_kernel *k = rec;
+
+	return *(const bool *)gm_field_at(f, rec) &&
+	       !((f->flags & FF_REAL_SYSMAP) && k->sysmap_placeholder);
+}
+
+/*
+ * The FILE fields from @f on are one list, named by their json key in info
+ * and info.json alike, of the names of the files the kernel has. Returns the
+ * field after them.
+ */
+static const struct gm_field *file_list(struct gm_buf *b, const struct gm_field *f,
+					const void *rec, bool json)
+{
+	const char *sep = "";
+
+	/* In info.json the caller wrote the key. */
+	if (json)
+		gm_buf_printf(b, "[");
+	else
+		gm_buf_printf(b, "%s ", f->json);
+	for (; f < GM_FIELDS_END && f->type == FT_FILE; f++) {
+		if (!file_listed(f, rec))
 			continue;
-		gm_buf_printf(b, json ? "%s\"%s\"" : "%s%s",
-			      first  ? ""
-			      : json ? ", "
-				     : " ",
-			      names[i]);
-		first = false;
+		gm_buf_printf(b, json ? "%s\"%s\"" : "%s%s", sep, f->text);
+		sep = json ? ", " : " ";
 	}
-	if (!json && k->sysmap_placeholder)
-		gm_buf_printf(b, " System.map(placeholder)");
+	if (json)
+		gm_buf_printf(b, "]");
+	return f;
+}
+
+static void text_value(struct gm_buf *b, const struct gm_field *f, const void *rec,
+		       const void *p)
+{
+	char buf[32] = "-";
+	struct tm tm;
+
+	switch (f->type) {
+	case FT_STR:
+		gm_buf_printf(b, "%s", or_dash(p));
+		return;
+	case FT_CTXSTR:
+		gm_buf_printf(b, "%s", *(const char *const *)p);
+		return;
+	case FT_BOOL:
+		return; /* the text is all */
+	case FT_SYMBOLS:
+		symbols_line(b, rec);
+		return;
+	case FT_SECS:
+		snprintf(buf, sizeof(buf), "%.1f", *(const double *)p);
+		break;
+	case FT_TIME:
+		if (*(const time_t *)p && gmtime_r(p, &tm))
+			strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		break;
+	default:
+		gm_buf_printf(b, "%s", gm_field_scalar(buf, sizeof(buf), f, p));
+		return;
+	}
+	gm_buf_printf(b, "%s", buf);
+}
+
+/* The kernel the guest's own files are of, and where its symbols came from. */
+static void text_default(struct gm_buf *b, const struct gm_info_ctx *c)
+{
+	if (!c->def) {
+		if (c->meta->nr_kernels)
+			gm_buf_printf(b, "kernel: none\n");
+		return;
+	}
+	gm_buf_printf(b, "kernel: %s (%s)\nsymbols: ", c->def->ver, or_dash(c->def_why));
+	symbols_line(b, c->def);
+	gm_buf_printf(b, "\nbuild-id: %s\n", or_dash(c->def->build_id));
+}
+
+static void text_record(struct gm_buf *b, const struct gm_info_ctx *c, const void *rec,
+			enum gm_field_scope scope);
+
+static void text_array(struct gm_buf *b, const struct gm_info_ctx *c,
+		       const struct gm_field *f)
+{
+	const struct gm_meta *m = c->meta;
+	const char *tail;
+
+	for (size_t i = 0; f->type == FT_MOUNTS && i < m->nr_mounts; i++) {
+		tail = text_head(b, f->text);
+		gm_buf_printf(b, "%s on %s%s", m->mounts[i][1], m->mounts[i][0], tail);
+	}
+	for (size_t i = 0; f->type == FT_NOTES && i < m->nr_notes; i++) {
+		tail = text_head(b, f->text);
+		gm_buf_printf(b, "%s%s", m->notes[i], tail);
+	}
+	if (f->type != FT_KERNELS)
+		return;
+	tail = text_head(b, f->text);
+	for (size_t i = 0; i < m->nr_kernels; i++)
+		gm_buf_printf(b, "%s%s", i ? " " : "", m->kernels[i].ver);
+	gm_buf_printf(b, "%s%s", m->nr_kernels ? "" : "none", tail);
+	text_default(b, c);
+	for (size_t i = 0; i < m->nr_kernels; i++)
+		text_record(b, c, &m->kernels[i], FS_KERNEL);
+}
+
+/* Does info show @f, whose value is at @p? A flag is shown only when set. */
+static bool text_shown(const struct gm_field *f, const void *p)
+{
+	return !((f->flags & FF_OPTIONAL) || f->type == FT_BOOL) || !gm_field_empty(f, p);
+}
+
+static void text_record(struct gm_buf *b, const struct gm_info_ctx *c, const void *rec,
+			enum gm_field_scope scope)
+{
+	for (const struct gm_field *f = gm_fields; f < GM_FIELDS_END; f++) {
+		const void *p = value_of(f, rec, c);
+		const char *tail;
+
+		if (f->scope != scope || !f->text ||
+		    ((f->flags & FF_OS) && !c->meta->root[0]))
+			continue;
+		if (f->type == FT_FILE) {
+			f = file_list(b, f, rec, false) - 1;
+		} else if (gm_field_is_array(f)) {
+			text_array(b, c, f);
+		} else if (text_shown(f, p)) {
+			tail = text_head(b, f->text);
+			text_value(b, f, rec, p);
+			gm_buf_printf(b, "%s", tail);
+		}
+	}
 }
 
 void gm_info_text(struct gm_buf *b, const struct gm_info_ctx *c)
 {
-	const struct gm_meta *m = c->meta;
-	char when[64] = "-";
-
 	gm_buf_printf(b, "guest: %s\nstate: %s\n", c->conf->name, c->state);
 	if (c->error)
 		gm_buf_printf(b, "error: %s\n", c->error);
@@ -72,78 +206,156 @@ void gm_info_text(struct gm_buf *b, const struct gm_info_ctx *c)
 			gm_buf_printf(b, ", %" PRIu64 " bytes", c->disk_sizes[i]);
 		gm_buf_printf(b, ")\n");
 	}
-	if (!m)
-		return;
-	if (!m->root[0])
-		goto tail;
-	gm_buf_printf(
-		b,
-		"os: %s\ndistro: %s\nproduct: %s\nversion: %s\nhostname: %s\narch: %s\n",
-		or_dash(m->os), or_dash(m->distro), or_dash(m->product),
-		or_dash(m->osversion), or_dash(m->hostname), or_dash(m->arch));
-	gm_buf_printf(b, "root: %s\n", or_dash(m->root));
-	for (size_t i = 0; i < m->nr_mounts; i++)
-		gm_buf_printf(b, "mount: %s on %s\n", m->mounts[i][1], m->mounts[i][0]);
-	gm_buf_printf(b, "kernels:");
-	for (size_t i = 0; i < m->nr_kernels; i++)
-		gm_buf_printf(b, " %s", m->kernels[i].ver);
-	gm_buf_printf(b, "%s\n", m->nr_kernels ? "" : " none");
-	if (c->def) {
-		gm_buf_printf(b, "kernel: %s (%s)\nsymbols: ", c->def->ver,
-			      or_dash(c->def_why));
-		symbols_line(b, c->def);
-		gm_buf_printf(b, "\nbuild-id: %s\n", or_dash(c->def->build_id));
-	} else if (m->nr_kernels) {
-		gm_buf_printf(b, "kernel: none\n");
-	}
-	for (size_t i = 0; i < m->nr_kernels; i++) {
-		const struct gm_kernel *k = &m->kernels[i];
-
-		gm_buf_printf(b, "kernel %s: files ", k->ver);
-		kernel_files(b, k, false);
-		gm_buf_printf(b, "; modules %u", k->nr_modules);
-		if (k->modules_bad)
-			gm_buf_printf(b, " (%u unreadable)", k->modules_bad);
-		gm_buf_printf(b, "; symbols ");
-		symbols_line(b, k);
-		gm_buf_printf(b, "\n");
-	}
-tail:
-	if (m->inspected_at) {
-		struct tm tm;
-
-		gmtime_r(&m->inspected_at, &tm);
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	}
-	gm_buf_printf(b, "copied: %" PRIu64 " files, %" PRIu64 " bytes\n", m->files,
-		      m->bytes);
-	gm_buf_printf(
-		b,
-		"inspected: %s (appliance launch %.1f s, inspection %.1f s, copy %.1f s, "
-		"symbols %.1f s)\n",
-		when, m->launch_s, m->inspect_s, m->extract_s, m->derive_s);
-	if (c->key)
-		gm_buf_printf(b, "cache: %s\n", c->key);
-	for (size_t i = 0; i < m->nr_notes; i++)
-		gm_buf_printf(b, "note: %s\n", m->notes[i]);
+	if (c->meta)
+		text_record(b, c, c->meta, FS_META);
 }
 
-static void json_kv(struct gm_buf *b, const char *key, const char *val, bool comma)
+/* An object of info.json being written. */
+struct json_obj {
+	struct gm_buf *b;
+	const struct gm_info_ctx *c;
+	const char *sep; /* before each key but the first */
+	bool first;
+	const char *group; /* "a.b": the key that opened object a, still open */
+};
+
+/* Starts @key's value: "a.b" in object a, which the first such key opens. */
+static void json_key(struct json_obj *o, const char *key)
 {
-	gm_buf_printf(b, "  \"%s\": ", key);
-	gm_buf_json_string(b, val && *val ? val : NULL);
-	gm_buf_printf(b, "%s\n", comma ? "," : "");
+	const char *dot = strchr(key, '.');
+	int len = dot ? (int)(dot - key) : 0;
+
+	if (o->group && (!dot || strncmp(o->group, key, len + 1))) {
+		gm_buf_printf(o->b, "}");
+		o->group = NULL;
+	}
+	if (o->group) {
+		gm_buf_printf(o->b, ", \"%s\": ", dot + 1);
+		return;
+	}
+	gm_buf_printf(o->b, "%s", o->first ? "" : o->sep);
+	o->first = false;
+	if (dot) {
+		gm_buf_printf(o->b, "\"%.*s\": {", len, key);
+		o->group = key;
+		key = dot + 1;
+	}
+	gm_buf_printf(o->b, "\"%s\": ", key);
+}
+
+static void json_end(struct json_obj *o)
+{
+	if (o->group)
+		gm_buf_printf(o->b, "}");
+	o->group = NULL;
+}
+
+static void json_value(struct json_obj *o, const struct gm_field *f, const void *rec,
+		       const void *p)
+{
+	char buf[32];
+
+	switch (f->type) {
+	case FT_STR:
+	case FT_VERSION:
+		json_str(o->b, p);
+		break;
+	case FT_CTXSTR:
+		json_str(o->b, *(const char *const *)p);
+		break;
+	case FT_SYMSRC:
+		json_str(o->b, gm_field_scalar(buf, sizeof(buf), f, p));
+		break;
+	case FT_BOOL:
+		gm_buf_printf(o->b, "%s", *(const bool *)p ? "true" : "false");
+		break;
+	case FT_DEFAULT:
+		gm_buf_printf(o->b, "%s", rec == o->c->def ? "true" : "false");
+		break;
+	default:
+		gm_buf_printf(o->b, "%s", gm_field_scalar(buf, sizeof(buf), f, p));
+	}
+}
+
+static void json_record(struct json_obj *o, const void *rec, enum gm_field_scope scope);
+
+static void json_kernels(struct json_obj *o, const struct gm_field *f)
+{
+	const struct gm_info_ctx *c = o->c;
+	const struct gm_meta *m = c->meta;
+
+	/* The default kernel and why it is, which the caller chose, come first. */
+	json_key(o, "kernel");
+	json_str(o->b, c->def ? c->def->ver : NULL);
+	json_key(o, "kernel_choice");
+	json_str(o->b, c->def ? c->def_why : NULL);
+	json_key(o, f->json);
+	gm_buf_printf(o->b, "[");
+	for (size_t i = 0; i < m->nr_kernels; i++) {
+		struct json_obj k = {.b = o->b, .c = c, .sep = ", ", .first = true};
+
+		gm_buf_printf(o->b, "%s\n    {", i ? "," : "");
+		json_record(&k, &m->kernels[i], FS_KERNEL);
+		gm_buf_printf(o->b, "}");
+	}
+	gm_buf_printf(o->b, "%s]", m->nr_kernels ? "\n  " : "");
+}
+
+static void json_array(struct json_obj *o, const struct gm_field *f)
+{
+	const struct gm_meta *m = o->c->meta;
+
+	if (f->type == FT_KERNELS) {
+		json_kernels(o, f);
+		return;
+	}
+	json_key(o, f->json);
+	gm_buf_printf(o->b, "[");
+	for (size_t i = 0; f->type == FT_MOUNTS && i < m->nr_mounts; i++) {
+		gm_buf_printf(o->b, "%s{\"mountpoint\": ", i ? ", " : "");
+		json_str(o->b, m->mounts[i][0]);
+		gm_buf_printf(o->b, ", \"device\": ");
+		json_str(o->b, m->mounts[i][1]);
+		gm_buf_printf(o->b, "}");
+	}
+	for (size_t i = 0; f->type == FT_NOTES && i < m->nr_notes; i++) {
+		gm_buf_printf(o->b, "%s", i ? ", " : "");
+		json_str(o->b, m->notes[i]);
+	}
+	gm_buf_printf(o->b, "]");
+}
+
+static void json_record(struct json_obj *o, const void *rec, enum gm_field_scope scope)
+{
+	for (const struct gm_field *f = gm_fields; f < GM_FIELDS_END; f++) {
+		if (f->scope != scope || !f->json)
+			continue;
+		if (gm_field_is_array(f)) {
+			json_array(o, f);
+			continue;
+		}
+		json_key(o, f->json);
+		if (f->type == FT_FILE)
+			f = file_list(o->b, f, rec, true) - 1;
+		else
+			json_value(o, f, rec, value_of(f, rec, o->c));
+	}
+	json_end(o);
 }
 
 void gm_info_json(struct gm_buf *b, const struct gm_info_ctx *c)
 {
-	const struct gm_meta *m = c->meta;
+	struct json_obj o = {.b = b, .c = c, .sep = ",\n  ", .first = true};
 
-	gm_buf_printf(b, "{\n");
-	json_kv(b, "guest", c->conf->name, true);
-	json_kv(b, "state", c->state, true);
-	json_kv(b, "error", c->error, true);
-	gm_buf_printf(b, "  \"disks\": [");
+	gm_buf_printf(b, "{\n  ");
+	json_key(&o, "guest");
+	json_str(b, c->conf->name);
+	json_key(&o, "state");
+	json_str(b, c->state);
+	json_key(&o, "error");
+	json_str(b, c->error);
+	json_key(&o, "disks");
+	gm_buf_printf(b, "[");
 	for (size_t i = 0; i < c->conf->nr_disks; i++) {
 		gm_buf_printf(b, "%s{\"path\": ", i ? ", " : "");
 		gm_buf_json_string(b, c->conf->disks[i].path);
@@ -154,69 +366,9 @@ void gm_info_json(struct gm_buf *b, const struct gm_info_ctx *c)
 		gm_buf_printf(b, "}");
 	}
 	gm_buf_printf(b, "]");
-	if (!m) {
-		gm_buf_printf(b, "\n}\n");
-		return;
-	}
-	gm_buf_printf(b, ",\n");
-	json_kv(b, "os", m->os, true);
-	json_kv(b, "distro", m->distro, true);
-	json_kv(b, "product", m->product, true);
-	json_kv(b, "version", m->osversion, true);
-	json_kv(b, "hostname", m->hostname, true);
-	json_kv(b, "arch", m->arch, true);
-	json_kv(b, "root", m->root, true);
-	gm_buf_printf(b, "  \"mounts\": [");
-	for (size_t i = 0; i < m->nr_mounts; i++) {
-		gm_buf_printf(b, "%s{\"mountpoint\": ", i ? ", " : "");
-		gm_buf_json_string(b, m->mounts[i][0]);
-		gm_buf_printf(b, ", \"device\": ");
-		gm_buf_json_string(b, m->mounts[i][1]);
-		gm_buf_printf(b, "}");
-	}
-	gm_buf_printf(b, "],\n");
-	json_kv(b, "kernel", c->def ? c->def->ver : NULL, true);
-	json_kv(b, "kernel_choice", c->def ? c->def_why : NULL, true);
-	gm_buf_printf(b, "  \"kernels\": [");
-	for (size_t i = 0; i < m->nr_kernels; i++) {
-		const struct gm_kernel *k = &m->kernels[i];
-
-		gm_buf_printf(b, "%s\n    {\"version\": ", i ? "," : "");
-		gm_buf_json_string(b, k->ver);
-		gm_buf_printf(b, ", \"default\": %s, \"image\": ",
-			      k == c->def ? "true" : "false");
-		gm_buf_json_string(b, k->vmlinuz[0] ? k->vmlinuz : NULL);
-		gm_buf_printf(b, ", \"files\": [");
-		kernel_files(b, k, true);
-		gm_buf_printf(b, "], \"system_map_placeholder\": %s",
-			      k->sysmap_placeholder ? "true" : "false");
-		gm_buf_printf(b,
-			      ", \"symbols\": {\"source\": \"%s\", \"count\": %" PRIu64,
-			      gm_symsrc_name(k->symsrc), k->nr_syms);
-		gm_buf_printf(b, ", \"error\": ");
-		gm_buf_json_string(b, k->error[0] ? k->error : NULL);
-		gm_buf_printf(b, "}, \"build_id\": ");
-		gm_buf_json_string(b, k->build_id[0] ? k->build_id : NULL);
-		gm_buf_printf(b, ", \"modules\": %u, \"modules_unreadable\": %u}",
-			      k->nr_modules, k->modules_bad);
-	}
-	gm_buf_printf(b, "%s],\n", m->nr_kernels ? "\n  " : "");
-	gm_buf_printf(b,
-		      "  \"copied\": {\"files\": %" PRIu64 ", \"bytes\": %" PRIu64 "},\n",
-		      m->files, m->bytes);
-	gm_buf_printf(b, "  \"inspected_at\": %lld,\n", (long long)m->inspected_at);
-	gm_buf_printf(
-		b,
-		"  \"seconds\": {\"launch\": %.2f, \"inspection\": %.2f, \"copy\": %.2f, "
-		"\"symbols\": %.2f},\n",
-		m->launch_s, m->inspect_s, m->extract_s, m->derive_s);
-	json_kv(b, "cache", c->key, true);
-	gm_buf_printf(b, "  \"notes\": [");
-	for (size_t i = 0; i < m->nr_notes; i++) {
-		gm_buf_printf(b, "%s", i ? ", " : "");
-		gm_buf_json_string(b, m->notes[i]);
-	}
-	gm_buf_printf(b, "]\n}\n");
+	if (c->meta)
+		json_record(&o, c->meta, FS_META);
+	gm_buf_printf(b, "\n}\n");
 }
 
 static void slide_hex(char *buf, size_t size, int64_t slide)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/base.h"
+#include "fields.h"
 
 static const char *const symsrc_names[] = {
 	[GM_SYMS_NONE] = "none",
@@ -86,102 +87,75 @@ const struct gm_kernel *gm_meta_kernel(const struct gm_meta *m, const char *ver)
 
 /* --- the fields ------------------------------------------------------------------ */
 
-/* How a field is written and read. */
-enum gm_field_type {
-	FT_STR,	    /* char[] from the guest, sanitized */
-	FT_VERSION, /* char[]: a kernel's version; its line starts the kernel */
-	FT_BOOL,    /* bool, 0 or 1 */
-	FT_UINT,    /* unsigned */
-	FT_U64,	    /* uint64_t */
-	FT_SECS,    /* double seconds, 2 decimals */
-	FT_TIME,    /* time_t: seconds since the epoch */
-	FT_SYMSRC,  /* enum gm_symsrc, by name */
-	FT_MOUNTS,  /* mounts[nr_mounts]: a line each */
-	FT_NOTES,   /* notes[nr_notes]: a line each */
-	FT_KERNELS, /* kernels[nr_kernels]: the FS_KERNEL fields of each */
-};
-
-/* Which record a field is a member of. */
-enum gm_field_scope {
-	FS_META,   /* struct gm_meta */
-	FS_KERNEL, /* struct gm_kernel */
-};
-
-/* An empty or 0 field alone on its line is left out. */
-#define FF_OPTIONAL 1
-
-struct gm_field {
-	/* Key in the cache file; the next fields with the same key share its line. */
-	const char *cache;
-	enum gm_field_type type;
-	enum gm_field_scope scope;
-	unsigned flags;
-	size_t off, size;
-};
-
-#define FIELD(sc, rec, key, ty, m, fl)                                   \
-	{                                                                \
-		.cache = key, .type = FT_##ty, .scope = sc, .flags = fl, \
-		.off = offsetof(rec, m), .size = sizeof(((rec *)0)->m)   \
+#define FIELD(sc, rec, key, t, j, ty, m, fl)                                        \
+	{                                                                           \
+		.cache = key, .text = t, .json = j, .type = FT_##ty, .scope = sc,   \
+		.flags = fl, .off = offsetof(rec, m), .size = sizeof(((rec *)0)->m) \
 	}
 #define M(...) FIELD(FS_META, struct gm_meta, __VA_ARGS__)
 #define K(...) FIELD(FS_KERNEL, struct gm_kernel, __VA_ARGS__)
+/* What info shows of a kernel that is no member of it. */
+#define K_INFO(t, j, ty)                                                  \
+	{                                                                 \
+		.text = t, .json = j, .type = FT_##ty, .scope = FS_KERNEL \
+	}
+/* What info shows among the meta's fields that the caller knows. */
+#define CTX(t, j, m, fl) FIELD(FS_META, struct gm_info_ctx, NULL, t, j, CTXSTR, m, fl)
 
 /*
- * Every field of the meta and of its kernels, each named once: adding one is
- * one line here. A field older caches lack loads as 0 or "": when that would
- * be wrong, bump the format in gm_meta_save() so that they are inspected again.
- * A kernel's keys differ from the meta's: its lines follow its "kernel" line
- * and the meta's may come after them.
+ * Every field of the meta and of its kernels, each named once, in the order
+ * info and info.json show them: adding one is one line here. A field older
+ * caches lack loads as 0 or "": when that would be wrong, bump the format in
+ * gm_meta_save() so that they are inspected again. A kernel's cache keys
+ * differ from the meta's: its lines follow its "kernel" line and the meta's
+ * may come after them.
  */
-static const struct gm_field gm_fields[] = {
-	M("error", STR, error, FF_OPTIONAL),
-	M("os", STR, os, 0),
-	M("distro", STR, distro, 0),
-	M("product", STR, product, 0),
-	M("osversion", STR, osversion, 0),
-	M("hostname", STR, hostname, 0),
-	M("arch", STR, arch, 0),
-	M("root", STR, root, 0),
-	M("mount", MOUNTS, mounts, 0),
-	M("boot-default", STR, boot_default, FF_OPTIONAL),
-	M(NULL, KERNELS, kernels, 0),
-	K("kernel", VERSION, ver, 0),
-	K("k-vmlinuz", STR, vmlinuz, 0),
-	K("k-files", BOOL, has_vmlinuz, 0),
-	K("k-files", BOOL, has_config, 0),
-	K("k-files", BOOL, has_sysmap, 0),
-	K("k-files", BOOL, has_debug_vmlinux, 0),
-	K("k-files", BOOL, has_debug_sysmap, 0),
-	K("k-files", BOOL, sysmap_placeholder, 0),
-	K("k-files", BOOL, debug_mismatch, 0),
-	K("k-symbols", SYMSRC, symsrc, 0),
-	K("k-symbols", U64, nr_syms, 0),
-	K("k-error", STR, error, FF_OPTIONAL),
-	K("k-build-id", STR, build_id, FF_OPTIONAL),
-	K("k-modules", UINT, nr_modules, 0),
-	K("k-modules", UINT, modules_bad, 0),
-	M("files", U64, files, 0),
-	M("bytes", U64, bytes, 0),
-	M("inspected-at", TIME, inspected_at, 0),
-	M("times", SECS, launch_s, 0),
-	M("times", SECS, inspect_s, 0),
-	M("times", SECS, extract_s, 0),
-	M("times", SECS, derive_s, 0),
-	M("note", NOTES, notes, 0),
+const struct gm_field gm_fields[] = {
+	/* info has it as the guest's error, through gm_info_ctx. */
+	M("error", NULL, NULL, STR, error, FF_OPTIONAL),
+	M("os", "os: %s\n", "os", STR, os, FF_OS),
+	M("distro", "distro: %s\n", "distro", STR, distro, FF_OS),
+	M("product", "product: %s\n", "product", STR, product, FF_OS),
+	M("osversion", "version: %s\n", "version", STR, osversion, FF_OS),
+	M("hostname", "hostname: %s\n", "hostname", STR, hostname, FF_OS),
+	M("arch", "arch: %s\n", "arch", STR, arch, FF_OS),
+	M("root", "root: %s\n", "root", STR, root, FF_OS),
+	M("mount", "mount: %s\n", "mounts", MOUNTS, mounts, FF_OS),
+	/* info has it as the reason for the default kernel. */
+	M("boot-default", NULL, NULL, STR, boot_default, FF_OPTIONAL),
+	M(NULL, "kernels: %s\n", "kernels", KERNELS, kernels, FF_OS),
+	K("kernel", "kernel %s: ", "version", VERSION, ver, 0),
+	K_INFO(NULL, "default", DEFAULT),
+	K("k-vmlinuz", NULL, "image", STR, vmlinuz, 0),
+	K("k-files", "vmlinuz", "files", FILE, has_vmlinuz, 0),
+	K("k-files", "config", "files", FILE, has_config, 0),
+	K("k-files", "System.map", "files", FILE, has_sysmap, FF_REAL_SYSMAP),
+	K("k-files", "debug-vmlinux", "files", FILE, has_debug_vmlinux, 0),
+	K("k-files", "debug-System.map", "files", FILE, has_debug_sysmap, 0),
+	K("k-files", " System.map(placeholder)", "system_map_placeholder", BOOL,
+	  sysmap_placeholder, 0),
+	/* info has a note for it. */
+	K("k-files", NULL, NULL, BOOL, debug_mismatch, 0),
+	K("k-symbols", NULL, "symbols.source", SYMSRC, symsrc, 0),
+	K("k-symbols", NULL, "symbols.count", U64, nr_syms, 0),
+	K("k-error", NULL, "symbols.error", STR, error, FF_OPTIONAL),
+	K("k-build-id", NULL, "build_id", STR, build_id, FF_OPTIONAL),
+	K("k-modules", "; modules %s", "modules", UINT, nr_modules, 0),
+	K("k-modules", " (%s unreadable)", "modules_unreadable", UINT, modules_bad,
+	  FF_OPTIONAL),
+	K_INFO("; symbols %s\n", NULL, SYMBOLS),
+	M("files", "copied: %s files", "copied.files", U64, files, 0),
+	M("bytes", ", %s bytes\n", "copied.bytes", U64, bytes, 0),
+	M("inspected-at", "inspected: %s", "inspected_at", TIME, inspected_at, 0),
+	M("times", " (appliance launch %s s", "seconds.launch", SECS, launch_s, 0),
+	M("times", ", inspection %s s", "seconds.inspection", SECS, inspect_s, 0),
+	M("times", ", copy %s s", "seconds.copy", SECS, extract_s, 0),
+	M("times", ", symbols %s s)\n", "seconds.symbols", SECS, derive_s, 0),
+	CTX("cache: %s\n", "cache", key, FF_OPTIONAL),
+	M("note", "note: %s\n", "notes", NOTES, notes, 0),
 };
 
-#define GM_FIELDS_END (gm_fields + sizeof(gm_fields) / sizeof(gm_fields[0]))
-
-static const void *gm_field_at(const struct gm_field *f, const void *rec)
-{
-	return (const char *)rec + f->off;
-}
-
-static bool gm_field_is_array(const struct gm_field *f)
-{
-	return f->type >= FT_MOUNTS;
-}
+const size_t gm_nr_fields = sizeof(gm_fields) / sizeof(gm_fields[0]);
 
 /* The field after the last one that shares @f's line. */
 static const struct gm_field *line_end(const struct gm_field *f)
@@ -194,14 +168,17 @@ static const struct gm_field *line_end(const struct gm_field *f)
 	return e;
 }
 
-static bool gm_field_empty(const struct gm_field *f, const void *p)
+bool gm_field_empty(const struct gm_field *f, const void *p)
 {
 	switch (f->type) {
 	case FT_STR:
 	case FT_VERSION:
 		return !*(const char *)p;
 	case FT_BOOL:
+	case FT_FILE:
 		return !*(const bool *)p;
+	case FT_CTXSTR:
+		return !*(const char *const *)p;
 	case FT_UINT:
 		return !*(const unsigned *)p;
 	case FT_U64:
@@ -217,12 +194,12 @@ static bool gm_field_empty(const struct gm_field *f, const void *p)
 	}
 }
 
-/* @f's value at @p as the cache file has it; strings are returned as they are. */
-static const char *gm_field_scalar(char *buf, size_t size, const struct gm_field *f,
-				   const void *p)
+const char *gm_field_scalar(char *buf, size_t size, const struct gm_field *f,
+			    const void *p)
 {
 	switch (f->type) {
 	case FT_BOOL:
+	case FT_FILE:
 		snprintf(buf, size, "%d", *(const bool *)p);
 		break;
 	case FT_UINT:
@@ -276,8 +253,8 @@ static void save_record(FILE *out, const void *rec, enum gm_field_scope scope)
 			save_array(out, f, rec);
 			continue;
 		}
-		if ((f->flags & FF_OPTIONAL) && end == f + 1 &&
-		    gm_field_empty(f, gm_field_at(f, rec)))
+		if (!f->cache || ((f->flags & FF_OPTIONAL) && end == f + 1 &&
+				  gm_field_empty(f, gm_field_at(f, rec))))
 			continue;
 		fprintf(out, "%s", f->cache);
 		for (const struct gm_field *e = f; e < end; e++)
@@ -329,6 +306,7 @@ static int load_scalar(const struct gm_field *f, void *p, const char *w)
 		*(enum gm_symsrc *)p = symsrc_parse(w);
 		return 0;
 	case FT_BOOL:
+	case FT_FILE:
 		*(bool *)p = strtol(w, &end, 10) != 0;
 		break;
 	case FT_UINT:

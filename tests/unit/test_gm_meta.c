@@ -189,6 +189,7 @@ static size_t type_size(enum gm_field_type type)
 {
 	switch (type) {
 	case FT_BOOL:
+	case FT_FILE:
 		return sizeof(bool);
 	case FT_UINT:
 		return sizeof(unsigned);
@@ -200,6 +201,8 @@ static size_t type_size(enum gm_field_type type)
 		return sizeof(time_t);
 	case FT_SYMSRC:
 		return sizeof(enum gm_symsrc);
+	case FT_CTXSTR:
+		return sizeof(const char *);
 	default:
 		return 0;
 	}
@@ -245,6 +248,31 @@ static void test_field_table(void **state)
 			fail_msg("cache key %s on two lines", f->cache);
 	}
 	gm_meta_release(&m);
+}
+
+/* Does @g carry on the list of files @g - 1 started? */
+static bool same_list(const struct gm_field *g)
+{
+	return g->type == FT_FILE && g[-1].type == FT_FILE &&
+	       !strcmp(g[-1].json, g->json);
+}
+
+/*
+ * What info and info.json make of the table is unambiguous: a text has one
+ * "%s" at most, and a key is used once per object (a list of files takes
+ * the rows next to each other that name it).
+ */
+static void test_field_table_info(void **state)
+{
+	for (const struct gm_field *f = gm_fields; f < GM_FIELDS_END; f++) {
+		const char *pct = f->text ? strchr(f->text, '%') : NULL;
+
+		assert_true(!pct || (pct[1] == 's' && !strchr(pct + 1, '%')));
+		for (const struct gm_field *g = f + 1; f->json && g < GM_FIELDS_END; g++)
+			if (g->scope == f->scope && g->json &&
+			    !strcmp(g->json, f->json) && !same_list(g))
+				fail_msg("info.json key %s twice", f->json);
+	}
 }
 
 static void test_sort_newest_first(void **state)
@@ -491,6 +519,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sort_newest_first),
 		cmocka_unit_test(test_field_table),
+		cmocka_unit_test(test_field_table_info),
 		cmocka_unit_test(test_save_load_roundtrip),
 		cmocka_unit_test(test_roundtrip_every_field),
 		cmocka_unit_test(test_info_text_and_json),

@@ -329,6 +329,51 @@ static void test_save_load_roundtrip(void **state)
 	gm_meta_release(&m);
 }
 
+/* gm_meta_load() of a cache file that holds @body between its format and end lines. */
+static int load_body(struct gm_meta *m, const char *body)
+{
+	char path[] = "/tmp/gm-meta-XXXXXX";
+	int fd = mkstemp(path), ret;
+	FILE *f;
+
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fprintf(f, "format 2\n%send\n", body);
+	assert_int_equal(fclose(f), 0);
+	ret = gm_meta_load(m, path);
+	unlink(path);
+	return ret;
+}
+
+/*
+ * A damaged cache file is refused (and the guest inspected again) rather
+ * than served with fields read as 0; keys a later version wrote are skipped.
+ */
+static void test_load_damaged(void **state)
+{
+	static const char *const bad[] = {
+		"k-vmlinuz /boot/vmlinuz\n",		/* before any kernel */
+		"kernel ../1.0\n",			/* not a version */
+		"kernel 1.0\nk-files 1 0 1\n",		/* too few values */
+		"kernel 1.0\nk-modules 4294967296 0\n", /* over unsigned */
+		"kernel 1.0\nk-symbols vmlinuz many\n",
+		"files 12x\n",
+		"times 1.00 2.00\n",
+		"mount /only-a-mountpoint\n",
+	};
+	struct gm_meta m;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (load_body(&m, bad[i]) != -EINVAL)
+			fail_msg("loaded: %s", bad[i]);
+	assert_int_equal(load_body(&m, "later-key 1 2 3\nos\nhostname a\033b\n"), 0);
+	/* Strings are sanitized on loading too: the file may have been damaged. */
+	assert_string_equal(m.hostname, "a?b");
+	assert_string_equal(m.os, "");
+	gm_meta_release(&m);
+}
+
 static void test_info_text_and_json(void **state)
 {
 	struct gm_guest_conf gc = {.name = "web1", .nr_disks = 1};
@@ -522,6 +567,7 @@ int main(void)
 		cmocka_unit_test(test_field_table_info),
 		cmocka_unit_test(test_save_load_roundtrip),
 		cmocka_unit_test(test_roundtrip_every_field),
+		cmocka_unit_test(test_load_damaged),
 		cmocka_unit_test(test_info_text_and_json),
 		cmocka_unit_test(test_info_every_field),
 		cmocka_unit_test(test_sanitize_and_json_escape),

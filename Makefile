@@ -187,7 +187,7 @@ check: deps
 
 # The unit tests need some of the same inputs (README.md, "Test inputs"): the
 # tools scripts/deps.sh installs, and Debian's and the project's kernels that
-# tests/unit/test_kimage.c decodes. Prepared here so that a fresh machine fails
+# tests/unit/test_kimage_real.c decodes. Prepared here so that a fresh machine fails
 # no test for want of them; each step is a no-op when its result is cached.
 unit: deps
 	@$(MAKE) --no-print-directory all

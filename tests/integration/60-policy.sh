@@ -6,7 +6,7 @@
 # may read the served files (kvmprof_guest_artifact_t) or the cache
 # (kvmprof_cache_t) must be the ones listed below.
 #
-# Access policy: decisions of lib/accesspolicy for real users and groups
+# Access policy: decisions of lib/policy/accesspolicy for real users and groups
 # created here, and the kernel's own permission checks on real files given
 # the owner, group and mode the library computes, exercised by running
 # `cat` as those users with setpriv.
@@ -119,14 +119,14 @@ fi
 # --- access policy: checker -------------------------------------------------
 
 cat >"$TMP/apcheck.c" <<'EOF'
-/* apcheck: answer access-policy questions through lib/accesspolicy. */
+/* apcheck: answer access-policy questions through lib/policy/accesspolicy. */
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "accesspolicy.h"
+#include "policy/accesspolicy.h"
 
 static struct access_policy *load(const char *path)
 {

@@ -20,12 +20,34 @@ cache /tmp/gm-cache
 guest deb2p
     disk qcow2 $DISK
 CONF
-"$BUILD/guestfs-mount" -f -c gm.conf "$MNT" 2>gm.log &
-gm=$!
-for _ in $(seq 100); do mountpoint -q "$MNT" && break; sleep 0.1; done
+start_daemon() {
+	"$BUILD/guestfs-mount" -f -c gm.conf "$MNT" 2>>gm.log &
+	gm=$!
+	for _ in $(seq 100); do mountpoint -q "$MNT" && break; sleep 0.1; done
+}
+
+# The appliance runs under KVM inside this TCG guest. Its boot normally
+# takes about 25 s, but sometimes it never comes up (seen in 2 of 4 runs on
+# a loaded host, with unchanged code): that is nested emulation, not the
+# daemon. So a first inspection that takes over 200 s is abandoned, said in
+# the status, and tried once more with a fresh daemon and cache.
+start_daemon
 t0=$(date +%s.%N)
-head -c 1 "$MNT/deb2p/kallsyms" >/dev/null 2>&1
-echo "inspected: $? after $(echo "$(date +%s.%N) - $t0" | bc) s" >>status
+timeout 200 head -c 1 "$MNT/deb2p/kallsyms" >/dev/null 2>&1
+rc=$?
+if [ $rc = 124 ]; then
+	echo "inspection: appliance stuck after 200 s: tried again" >>status
+	kill -KILL $gm
+	pkill -KILL -f 'qemu-system.*guestfs' 2>/dev/null
+	wait $gm 2>/dev/null
+	fusermount3 -u "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null
+	sed -i 's|^cache /tmp/gm-cache$|cache /tmp/gm-cache2|' gm.conf
+	start_daemon
+	t0=$(date +%s.%N)
+	head -c 1 "$MNT/deb2p/kallsyms" >/dev/null 2>&1
+	rc=$?
+fi
+echo "inspected: $rc after $(echo "$(date +%s.%N) - $t0" | bc) s" >>status
 
 : >l2-kallsyms
 qemu-system-x86_64 -accel kvm -cpu host -M pc -m 256M -smp 1 -nographic -no-reboot \

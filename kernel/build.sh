@@ -183,7 +183,9 @@ if [[ ! -f $SRC/.kvmprof-tree ]] || [[ -s $edited ]] ||
 	# tar restores the archive's (old) mtimes, so the kept object folder would
 	# look up to date for a file that the old tree had patched or edited
 	# differently.  Touch every file the old or the new tree changed, so that
-	# make recompiles exactly those.
+	# make recompiles exactly those; a file whose content is the same as in
+	# the old tree keeps the old tree's mtime, so that a change to one patch
+	# does not rebuild what the others touch (a header rebuilds everything).
 	: >"$NEW/.kvmprof-patched-files"
 	if ((${#PATCHES[@]})); then
 		patched_files "${PATCHES[@]}" >"$NEW/.kvmprof-patched-files"
@@ -193,7 +195,11 @@ if [[ ! -f $SRC/.kvmprof-tree ]] || [[ -s $edited ]] ||
 		old_list=/dev/null
 	fi
 	sort -u "$old_list" "$edited" "$NEW/.kvmprof-patched-files" | while read -r f; do
-		if [[ -e $NEW/$f ]]; then
+		if [[ ! -e $NEW/$f ]]; then
+			continue
+		elif [[ -f $SRC/$f ]] && cmp -s "$SRC/$f" "$NEW/$f"; then
+			touch -r "$SRC/$f" "$NEW/$f"
+		else
 			touch "$NEW/$f"
 		fi
 	done

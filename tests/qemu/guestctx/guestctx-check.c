@@ -4,13 +4,16 @@
  * and report what the kernel put in the samples, for the kernel series'
  * integration test (tests/integration/50-kernel-series.sh).
  *
- *   guestctx-check [-t SECONDS] [-p PERIOD_NS]
+ *   guestctx-check [-x] [-t SECONDS] [-p PERIOD_NS]
  *   guestctx-check -P
  *
  * -P only tries to open events, with and without the bit, and prints
  * "perm: TARGET bit=0|1: ok|EACCES|..." for TARGET cpu-wide (every task
- * on CPU 0), self (this process, user space only) and pid1 (init): the bit
- * must never change whether an event may be opened.
+ * on CPU 0), self (this process, user space only) and pid1 (init): the
+ * caller compares who may open what with and without the bit.
+ *
+ * -x sets exclude_guest: cpu-clock still samples in the guest, and those
+ * samples must then carry an all-zero context.
  *
  * Prints "key: value" lines, then one line per distinct guest context:
  *
@@ -21,9 +24,13 @@
  *   guest-samples: N            misc GUEST_KERNEL or GUEST_USER
  *   host-samples: N             any other cpumode
  *   host-nonzero: N             host samples with a non-zero guest context
- *   guest-pid-mismatch: N       guest samples whose ctx.pid != PERF_SAMPLE_TID pid
+ *   guest-nonzero: N            guest samples with a non-zero context
+ *   guest-reserved-nonzero: N   guest samples whose ctx.reserved is not 0
  *   lost: N                     samples the kernel reported lost
  *   ctx: pid=P vcpu=V cr3=0x.. lstar=0x.. mode=kernel|user ip2m=0x.. n=N
+ *
+ * pid is the sample's PERF_SAMPLE_TID pid (the VMM); cr3 and lstar are the
+ * context's x86 pt_root and kernel_entry.
  *
  * ip2m is the sample's guest IP rounded down to 2 MiB, so that the caller can
  * match address spaces (CR3) with the code that ran in them.
@@ -46,14 +53,14 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The ABI of the kernel series, for headers that predate it. */
+/* The ABI of the kernel series (v2), for headers that predate it. */
 #ifndef PERF_SAMPLE_GUEST_CTX
 #define PERF_SAMPLE_GUEST_CTX (1U << 25)
 struct perf_sample_guest_ctx {
-	uint32_t pid;
 	uint32_t vcpu_id;
-	uint64_t cr3;
-	uint64_t lstar;
+	uint32_t reserved;
+	uint64_t pt_root;
+	uint64_t kernel_entry;
 };
 #endif
 
@@ -66,10 +73,11 @@ struct sample {
 	struct perf_event_header header;
 	uint64_t ip;
 	uint32_t pid, tid;
-	struct perf_sample_guest_ctx ctx;	/* last: after every other field */
+	struct perf_sample_guest_ctx ctx;	/* last: no AUX asked for */
 };
 
 struct ctx_count {
+	uint32_t pid;
 	struct perf_sample_guest_ctx ctx;
 	int user;
 	uint64_t ip2m;
@@ -78,7 +86,8 @@ struct ctx_count {
 
 static struct ctx_count ctxs[MAX_CTX];
 static int nctx, ctx_overflow;
-static unsigned long samples, bad_size, guest, host, host_nonzero, pid_mismatch, lost;
+static unsigned long samples, bad_size, guest, host, host_nonzero, guest_nonzero,
+	reserved_nonzero, lost;
 
 static int perf_open(struct perf_event_attr *attr, int cpu)
 {
@@ -125,13 +134,14 @@ static int probe_permissions(struct perf_event_attr *attr)
 	return 0;
 }
 
-static void count_ctx(const struct perf_sample_guest_ctx *c, int user, uint64_t ip)
+static void count_ctx(uint32_t pid, const struct perf_sample_guest_ctx *c, int user,
+		      uint64_t ip)
 {
 	uint64_t ip2m = ip & ~0x1fffffULL;
 
 	for (int i = 0; i < nctx; i++) {
-		if (!memcmp(&ctxs[i].ctx, c, sizeof(*c)) && ctxs[i].user == user &&
-		    ctxs[i].ip2m == ip2m) {
+		if (ctxs[i].pid == pid && !memcmp(&ctxs[i].ctx, c, sizeof(*c)) &&
+		    ctxs[i].user == user && ctxs[i].ip2m == ip2m) {
 			ctxs[i].n++;
 			return;
 		}
@@ -140,6 +150,7 @@ static void count_ctx(const struct perf_sample_guest_ctx *c, int user, uint64_t 
 		ctx_overflow = 1;
 		return;
 	}
+	ctxs[nctx].pid = pid;
 	ctxs[nctx].ctx = *c;
 	ctxs[nctx].user = user;
 	ctxs[nctx].ip2m = ip2m;
@@ -169,14 +180,15 @@ static void handle(const unsigned char *rec)
 		return;
 	}
 	memcpy(&s, rec, sizeof(s));
-	/* The context is the record's tail, wherever the other fields end. */
-	memcpy(&c, rec + h->size - sizeof(c), sizeof(c));
+	c = s.ctx;
 	mode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	if (mode == PERF_RECORD_MISC_GUEST_KERNEL || mode == PERF_RECORD_MISC_GUEST_USER) {
 		guest++;
-		if (c.pid != s.pid)
-			pid_mismatch++;
-		count_ctx(&c, mode == PERF_RECORD_MISC_GUEST_USER, s.ip);
+		if (memcmp(&c, &zero, sizeof(c)))
+			guest_nonzero++;
+		if (c.reserved)
+			reserved_nonzero++;
+		count_ctx(s.pid, &c, mode == PERF_RECORD_MISC_GUEST_USER, s.ip);
 	} else {
 		host++;
 		if (memcmp(&c, &zero, sizeof(c)))
@@ -236,10 +248,13 @@ int main(int argc, char **argv)
 	double seconds = 3, end;
 	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), opt, fd;
 
-	while ((opt = getopt(argc, argv, "t:p:P")) != -1) {
+	while ((opt = getopt(argc, argv, "t:p:Px")) != -1) {
 		switch (opt) {
 		case 'P':
 			return probe_permissions(&attr);
+		case 'x':
+			attr.exclude_guest = 1;
+			break;
 		case 't':
 			seconds = atof(optarg);
 			break;
@@ -247,7 +262,7 @@ int main(int argc, char **argv)
 			attr.sample_period = strtoull(optarg, NULL, 0);
 			break;
 		default:
-			fprintf(stderr, "usage: guestctx-check [-t SECONDS] [-p PERIOD_NS] | -P\n");
+			fprintf(stderr, "usage: guestctx-check [-x] [-t SECONDS] [-p PERIOD_NS] | -P\n");
 			return 2;
 		}
 	}
@@ -292,14 +307,16 @@ int main(int argc, char **argv)
 	}
 
 	printf("samples: %lu\nbad-size: %lu\nguest-samples: %lu\nhost-samples: %lu\n"
-	       "host-nonzero: %lu\nguest-pid-mismatch: %lu\nlost: %lu\n",
-	       samples, bad_size, guest, host, host_nonzero, pid_mismatch, lost);
+	       "host-nonzero: %lu\nguest-nonzero: %lu\nguest-reserved-nonzero: %lu\n"
+	       "lost: %lu\n",
+	       samples, bad_size, guest, host, host_nonzero, guest_nonzero, reserved_nonzero,
+	       lost);
 	if (ctx_overflow)
 		printf("ctx-overflow: more than %d distinct contexts\n", MAX_CTX);
 	for (int i = 0; i < nctx; i++)
 		printf("ctx: pid=%" PRIu32 " vcpu=%" PRIu32 " cr3=%#" PRIx64 " lstar=%#" PRIx64
-		       " mode=%s ip2m=%#" PRIx64 " n=%lu\n", ctxs[i].ctx.pid, ctxs[i].ctx.vcpu_id,
-		       (uint64_t)ctxs[i].ctx.cr3, (uint64_t)ctxs[i].ctx.lstar,
+		       " mode=%s ip2m=%#" PRIx64 " n=%lu\n", ctxs[i].pid, ctxs[i].ctx.vcpu_id,
+		       (uint64_t)ctxs[i].ctx.pt_root, (uint64_t)ctxs[i].ctx.kernel_entry,
 		       ctxs[i].user ? "user" : "kernel", ctxs[i].ip2m, ctxs[i].n);
 	return 0;
 }

@@ -300,8 +300,17 @@ static int open_output(struct record_state *rs, const char *path, struct evlist 
  */
 static void request_guest_ctx(struct record_state *rs, struct evlist *el)
 {
-	if (!rs->want_guest || !el->nr_evsels || guestctx_probe(&el->evsels[0].attr) != 1)
+	struct guestctx_host host;
+	int probe;
+
+	if (!rs->want_guest || !el->nr_evsels)
 		return;
+	probe = guestctx_probe(&el->evsels[0].attr);
+	if (probe != 1) {
+		guestctx_host_probe(&host);
+		guestctx_explain(probe, &host, rs->ctx_why, sizeof(rs->ctx_why));
+		return;
+	}
 	for (size_t e = 0; e < el->nr_evsels; e++)
 		el->evsels[e].attr.sample_type |= PERF_SAMPLE_GUEST_CTX;
 	rs->guest_ctx = true;

@@ -103,27 +103,28 @@ static uint64_t sample_time(const struct perf_event_header *ev)
 }
 
 /*
- * Take the kernel's guest context off the end of a sample: what is written
- * has the sample_type perf knows, and the context goes to rs->ctx.
+ * Take the kernel's guest context off the end of a sample (it is the last
+ * field: kvmprof asks for no AUX): what is written has the sample_type perf
+ * knows, and the context, with the sample's pid as the VM, goes to rs->ctx.
  */
-static const struct perf_event_header *strip_ctx(struct record_state *rs,
-						 const struct perf_event_header *ev,
-						 struct perf_sample_guest_ctx *ctx,
-						 uint8_t *buf)
+static const struct perf_event_header *strip_ctx(const struct perf_event_header *ev,
+						 struct guest_ctx *ctx, uint8_t *buf)
 {
 	struct perf_event_header *h = (struct perf_event_header *)buf;
+	struct perf_sample_guest_ctx k;
+	int pid = sample_pid(ev);
 
 	memset(ctx, 0, sizeof(*ctx));
-	if (ev->size < sizeof(*ev) + sizeof(*ctx))
+	if (ev->size < sizeof(*ev) + sizeof(k))
 		return ev;
 	memcpy(buf, ev, ev->size);
-	memcpy(ctx, buf + ev->size - sizeof(*ctx), sizeof(*ctx));
-	h->size = (uint16_t)(ev->size - sizeof(*ctx));
+	memcpy(&k, buf + ev->size - sizeof(k), sizeof(k));
+	h->size = (uint16_t)(ev->size - sizeof(k));
+	*ctx = guest_ctx_from_sample(&k, pid > 0 ? (uint32_t)pid : 0);
 	return h;
 }
 
-static int note_guest(struct record_state *rs, int pid,
-		      const struct perf_sample_guest_ctx *ctx)
+static int note_guest(struct record_state *rs, int pid, const struct guest_ctx *ctx)
 {
 	struct kvmfeat_guest *g;
 	char name[GUEST_NAME_MAX];
@@ -150,13 +151,13 @@ static int note_guest(struct record_state *rs, int pid,
 
 static int on_sample(struct record_state *rs, const struct perf_event_header *ev)
 {
-	struct perf_sample_guest_ctx ctx;
+	struct guest_ctx ctx;
 	uint8_t buf[65536];
 	bool guest = is_guest_mode(ev->misc);
 	int ret;
 
 	if (rs->guest_ctx)
-		ev = strip_ctx(rs, ev, &ctx, buf);
+		ev = strip_ctx(ev, &ctx, buf);
 
 	/* Software events ignore exclude_host/exclude_guest: filter here too. */
 	if (guest ? !rs->want_guest : !rs->want_host) {
@@ -166,7 +167,7 @@ static int on_sample(struct record_state *rs, const struct perf_event_header *ev
 	rs->samples++;
 	guestkmaps_saw_time(&rs->kmaps, sample_time(ev));
 	if (guest) {
-		int pid = rs->guest_ctx && ctx.pid ? (int)ctx.pid : sample_pid(ev);
+		int pid = sample_pid(ev);
 
 		rs->guest_samples++;
 		ret = note_guest(rs, pid, rs->guest_ctx ? &ctx : NULL);
@@ -329,10 +330,10 @@ void record_state_print_summary(const struct record_state *rs, const char *path,
 			rs->ctx.nr_ctxs);
 	else if (rs->guest_samples)
 		fprintf(out,
-			"[ guest context: not supported by this kernel; guest slides "
-			"come from "
-			"kernel map records (KVM debugfs, --guestkallsyms) or report's "
-			"--guest-slide ]\n");
+			"[ guest context: %s; guest slides come from kernel map "
+			"records (KVM debugfs, --guestkallsyms) or report's "
+			"--guest-slide ]\n",
+			rs->ctx_why[0] ? rs->ctx_why : "not requested");
 }
 
 void record_state_release(struct record_state *rs)

@@ -27,6 +27,7 @@ struct record_state {
 	struct gm_config conf;	    /* guests.conf, to name guests by their disks */
 	struct guest_ident *idents; /* its guests' disks, by device and inode */
 	bool guest_ctx;		    /* samples end with a struct perf_sample_guest_ctx */
+	char ctx_why[160];	    /* without guest_ctx: why not (guestctx_explain) */
 	struct guestctx_table ctx;
 	struct guestkmaps kmaps; /* each guest's kernel map, written on first sight */
 	struct hashmap mapped;	 /* files of user mappings, for the BUILD_ID feature */

@@ -502,7 +502,7 @@ static int on_sample(struct session *s, const struct pd_sample *sample, uint64_t
 	const char *comm = sample_comm(s, (int)ps->pid, (int)ps->tid);
 	struct hist_key k = {0};
 	struct resolve_entry *e = NULL;
-	const struct perf_sample_guest_ctx *ctx;
+	const struct guest_ctx *ctx;
 	struct machine *m = &s->machines.host;
 	int ret;
 

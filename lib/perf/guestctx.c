@@ -2,55 +2,23 @@
 #include "guestctx.h"
 
 #include <errno.h>
-#include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <zstd.h>
 
 #include "ksym/decompress.h"
-#include "evlist.h"
 
 #define CTX_MAGIC "KPCTX1\0\0"
 #define CTX_MAX	  (1U << 20)
 
-static int try_open(struct perf_event_attr *attr)
-{
-	int fd = sys_perf_event_open(attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
-}
-
-int guestctx_probe(const struct perf_event_attr *tmpl)
-{
-	struct perf_event_attr attr = *tmpl;
-	int ret;
-
-	attr.size = sizeof(attr);
-	attr.disabled = 1;
-	attr.sample_type |= PERF_SAMPLE_GUEST_CTX;
-	ret = try_open(&attr);
-	if (!ret)
-		return 1;
-	if (ret != -EINVAL)
-		return ret;
-	/* EINVAL may be about something else: only the bit's absence counts. */
-	attr.sample_type &= ~PERF_SAMPLE_GUEST_CTX;
-	ret = try_open(&attr);
-	return ret ? ret : 0;
-}
-
-static bool is_zero(const struct perf_sample_guest_ctx *c)
+static bool is_zero(const struct guest_ctx *c)
 {
 	return !c->pid && !c->vcpu_id && !c->cr3 && !c->lstar;
 }
 
-static uint32_t find_or_add_ctx(struct guestctx_table *t, const struct perf_sample_guest_ctx *c)
+static uint32_t find_or_add_ctx(struct guestctx_table *t, const struct guest_ctx *c)
 {
-	struct perf_sample_guest_ctx *grown;
+	struct guest_ctx *grown;
 
 	/* A recording sees a handful of (VM, vCPU, address space) triples: scan. */
 	for (size_t i = t->nr_ctxs; i > 0; i--)
@@ -66,7 +34,7 @@ static uint32_t find_or_add_ctx(struct guestctx_table *t, const struct perf_samp
 	return (uint32_t)t->nr_ctxs;
 }
 
-int guestctx_table_add(struct guestctx_table *t, const struct perf_sample_guest_ctx *c)
+int guestctx_table_add(struct guestctx_table *t, const struct guest_ctx *c)
 {
 	uint32_t idx = c && !is_zero(c) ? find_or_add_ctx(t, c) : 0;
 
@@ -89,7 +57,7 @@ int guestctx_table_add(struct guestctx_table *t, const struct perf_sample_guest_
 int guestctx_table_encode(const struct guestctx_table *t, void **out, size_t *len)
 {
 	size_t raw_len = 24 + t->nr_ctxs * sizeof(*t->ctxs) + t->nr_samples * 4;
-	uint64_t counts[2] = { t->nr_ctxs, t->nr_samples };
+	uint64_t counts[2] = {t->nr_ctxs, t->nr_samples};
 	uint8_t *raw = malloc(raw_len);
 	size_t bound = ZSTD_compressBound(raw_len), n;
 	void *z = malloc(bound);
@@ -102,7 +70,8 @@ int guestctx_table_encode(const struct guestctx_table *t, void **out, size_t *le
 	memcpy(raw, CTX_MAGIC, 8);
 	memcpy(raw + 8, counts, 16);
 	memcpy(raw + 24, t->ctxs, t->nr_ctxs * sizeof(*t->ctxs));
-	memcpy(raw + 24 + t->nr_ctxs * sizeof(*t->ctxs), t->per_sample, t->nr_samples * 4);
+	memcpy(raw + 24 + t->nr_ctxs * sizeof(*t->ctxs), t->per_sample,
+	       t->nr_samples * 4);
 	n = ZSTD_compress(z, bound, raw, raw_len, 3);
 	free(raw);
 	if (ZSTD_isError(n)) {
@@ -114,13 +83,14 @@ int guestctx_table_encode(const struct guestctx_table *t, void **out, size_t *le
 	return 0;
 }
 
-static int fill(struct guestctx_table *t, const uint8_t *raw, size_t len, const char *what,
-		struct kp_err *err)
+static int fill(struct guestctx_table *t, const uint8_t *raw, size_t len,
+		const char *what, struct kp_err *err)
 {
 	uint64_t counts[2];
 
 	if (len < 24 || memcmp(raw, CTX_MAGIC, 8))
-		return kp_errorf(err, EINVAL, "%s: guest context table: bad header", what);
+		return kp_errorf(err, EINVAL, "%s: guest context table: bad header",
+				 what);
 	memcpy(counts, raw + 8, 16);
 	if (counts[0] > CTX_MAX || counts[1] > (1ULL << 32) ||
 	    24 + counts[0] * sizeof(*t->ctxs) + counts[1] * 4 != len)
@@ -132,10 +102,12 @@ static int fill(struct guestctx_table *t, const uint8_t *raw, size_t len, const 
 	if (!t->ctxs || !t->per_sample)
 		return kp_errorf(err, ENOMEM, "%s: out of memory", what);
 	memcpy(t->ctxs, raw + 24, t->nr_ctxs * sizeof(*t->ctxs));
-	memcpy(t->per_sample, raw + 24 + t->nr_ctxs * sizeof(*t->ctxs), t->nr_samples * 4);
+	memcpy(t->per_sample, raw + 24 + t->nr_ctxs * sizeof(*t->ctxs),
+	       t->nr_samples * 4);
 	for (size_t i = 0; i < t->nr_samples; i++)
 		if (t->per_sample[i] > t->nr_ctxs)
-			return kp_errorf(err, EINVAL, "%s: guest context table: bad index", what);
+			return kp_errorf(err, EINVAL,
+					 "%s: guest context table: bad index", what);
 	return 0;
 }
 
@@ -157,8 +129,7 @@ int guestctx_table_decode(const void *buf, size_t len, const char *what,
 	return ret;
 }
 
-const struct perf_sample_guest_ctx *guestctx_of(const struct guestctx_table *t,
-						size_t ordinal)
+const struct guest_ctx *guestctx_of(const struct guestctx_table *t, size_t ordinal)
 {
 	uint32_t idx;
 

@@ -88,8 +88,6 @@ static int scan_vm(int vmfd, struct kvm_guest_regs *best, bool *found, bool *any
 		if (cfd < 0)
 			continue;
 		rc = read_hex(cfd, "guest_lstar", &r.lstar);
-		if (!rc)
-			rc = read_hex(cfd, "guest_cr3", &r.cr3);
 		close(cfd);
 		if (rc == -ENOENT)
 			continue;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A running guest's LSTAR and CR3 from the per-vCPU debugfs files that the
- * kvmprof kernel series adds (kernel/patches/0003): for a VM created by
- * process PID, KVM makes <debugfs>/kvm/<PID>-<VM fd>/vcpu<N>/, and the series
- * puts guest_lstar and guest_cr3 there (mode 0400, "0x%llx\n").
+ * A running guest's LSTAR from the per-vCPU debugfs file that the kvmprof
+ * kernel series adds (kernel/patches/0004): for a VM created by process PID,
+ * KVM makes <debugfs>/kvm/<PID>-<VM fd>/vcpu<N>/, and the series puts
+ * guest_lstar there (mode 0400, "0x%llx\n"). The first series also had a
+ * guest_cr3, which is not read: it was stale by design.
  *
  * LSTAR is the guest kernel's runtime entry_SYSCALL_64: minus the link-time
  * address of that symbol it is the guest's KASLR slide (ksym/kaslr.h), known
@@ -24,7 +25,6 @@
 struct kvm_guest_regs {
 	unsigned int vcpu; /* the vCPU the values were read from */
 	uint64_t lstar;
-	uint64_t cr3;
 };
 
 /*

@@ -21,7 +21,10 @@
 
 static char root[] = "/tmp/kvmprof-kdbg.XXXXXX";
 
-/* vcpu VM/vcpuN with the given file contents (NULL: no such file). */
+/*
+ * vcpu VM/vcpuN with the given file contents (NULL: no such file). @cr3 is
+ * for the first series' layout, which also had guest_cr3.
+ */
 static void vcpu(const char *vm, int n, const char *lstar, const char *cr3)
 {
 	assert_int_equal(sh("mkdir -p %s/%s/vcpu%d", root, vm, n), 0);
@@ -42,9 +45,9 @@ static int setup(void **state)
 	/* pid 100: two vCPUs; vcpu0 has not entered its kernel yet. */
 	vcpu("100-12", 0, "0x0\n", "0x0\n");
 	vcpu("100-12", 1, "0xffffffff9a000040\n", "0x10a3f000\n");
-	vcpu("100-12", 10, "0xffffffff81000040\n", "0x2000\n");
+	vcpu("100-12", 10, "0xffffffff81000040\n", NULL);
 	/* pid 1000 must not match pid 100's folder, nor 100 match 1000's. */
-	vcpu("1000-5", 0, "0xffffffff81600040\n", "0x3000\n");
+	vcpu("1000-5", 0, "0xffffffff81600040\n", NULL);
 	/* pid 200: an unpatched kernel (stock KVM files only). */
 	assert_int_equal(sh("mkdir -p %s/200-9/vcpu0 && touch %s/200-9/vcpu0/tsc-offset",
 			    root, root),
@@ -71,7 +74,6 @@ static void test_lowest_running_vcpu(void **state)
 	assert_int_equal(kvm_debugfs_guest_regs(root, 100, &r, &err), 0);
 	assert_int_equal(r.vcpu, 1);
 	assert_true(r.lstar == 0xffffffff9a000040ULL);
-	assert_true(r.cr3 == 0x10a3f000ULL);
 	assert_int_equal(kvm_debugfs_guest_regs(root, 1000, &r, &err), 0);
 	assert_true(r.lstar == 0xffffffff81600040ULL);
 }

@@ -2,7 +2,7 @@
 /*
  * Prints what lib/kvmdebugfs reads for a running guest, so that tests in L1
  * compare the library's reading of the real debugfs files with the guest's
- * own view:  kvm-guest-regs PID  ->  "vcpu N lstar 0x... cr3 0x..."
+ * own view:  kvm-guest-regs PID  ->  "vcpu N lstar 0x..."
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,7 +23,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kvm-guest-regs: %s\n", err.msg);
 		return 1;
 	}
-	printf("vcpu %u lstar %#" PRIx64 " cr3 %#" PRIx64 "\n", regs.vcpu, regs.lstar,
-	       regs.cr3);
+	printf("vcpu %u lstar %#" PRIx64 "\n", regs.vcpu, regs.lstar);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/base.h"
 #include "disks.h"
 #include "store-priv.h"
 #include "util.h"
@@ -66,8 +67,8 @@ int gm_cache_identify(struct gm_guest *g, struct kp_err *err)
 	struct gm_disk_info ids[GM_MAX_DISKS];
 
 	for (size_t i = 0; i < g->conf->nr_disks; i++) {
-		int ret = gm_disk_identify(&g->conf->disks[i], cfg->libguestfs_overlay,
-					   &ids[i], err);
+		int ret = gm_disk_identify(&g->conf->disks[i], cfg->cache_dir,
+					   cfg->libguestfs_overlay, &ids[i], err);
 
 		if (ret)
 			return ret;
@@ -84,15 +85,14 @@ int gm_cache_identify(struct gm_guest *g, struct kp_err *err)
 	return 0;
 }
 
-int gm_cache_prepare(const char *dir, struct kp_err *err)
+/* The cache folder and its parents, as far as they are missing. */
+static int make_cache_dir(const char *dir, struct kp_err *err)
 {
 	char parent[4096], *slash;
-	struct stat st;
-	DIR *d;
-	struct dirent *de;
 	int ret;
 
-	snprintf(parent, sizeof(parent), "%s", dir);
+	if (gm_path(parent, sizeof(parent), "%s", dir))
+		return kp_errorf(err, ENAMETOOLONG, "cache %s: path too long", dir);
 	slash = strrchr(parent, '/');
 	if (slash && slash != parent) {
 		*slash = '\0';
@@ -103,6 +103,19 @@ int gm_cache_prepare(const char *dir, struct kp_err *err)
 	}
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return kp_errorf(err, errno, "cache %s: %s", dir, strerror(errno));
+	return 0;
+}
+
+/*
+ * Ours, a folder, and changeable by no one else along its whole path: a
+ * user who may write a folder on the way could swap the cache for one of
+ * their own, whose contents root would then serve and remove.
+ */
+static int check_cache_dir(const char *dir, struct kp_err *err)
+{
+	struct stat st;
+	int ret;
+
 	if (lstat(dir, &st))
 		return kp_errorf(err, errno, "cache %s: %s", dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
@@ -111,11 +124,21 @@ int gm_cache_prepare(const char *dir, struct kp_err *err)
 	if (st.st_uid != geteuid())
 		return kp_errorf(err, EPERM, "cache %s: owned by uid %u, not by us", dir,
 				 (unsigned)st.st_uid);
+	ret = kp_path_trusted(dir, geteuid(), NULL, err);
+	if (ret)
+		return kp_err_prefix(err, "cache");
 	if ((st.st_mode & 07777) != 0700 && chmod(dir, 0700))
 		return kp_errorf(err, errno, "cache %s: chmod 0700: %s", dir,
 				 strerror(errno));
-	/* Leftovers of inspections that were interrupted. */
-	d = opendir(dir);
+	return 0;
+}
+
+/* Leftovers of inspections that were interrupted. */
+static void remove_leftovers(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
 	while (d && (de = readdir(d))) {
 		char path[4096];
 
@@ -125,7 +148,17 @@ int gm_cache_prepare(const char *dir, struct kp_err *err)
 	}
 	if (d)
 		closedir(d);
-	return 0;
+}
+
+int gm_cache_prepare(const char *dir, struct kp_err *err)
+{
+	int ret = make_cache_dir(dir, err);
+
+	if (!ret)
+		ret = check_cache_dir(dir, err);
+	if (!ret)
+		remove_leftovers(dir);
+	return ret;
 }
 
 int gm_cache_key_dir(const struct gm_store *store, char *buf, size_t size,

@@ -255,40 +255,75 @@ done:
 	return ret;
 }
 
-/* The first bytes of a qcow2 disk's content, read by qemu-img with the format given. */
-static int qcow2_head(const char *path, unsigned char *buf, size_t len,
-		      struct kp_err *err)
+/*
+ * A fresh folder for one qemu-img output, in @parent (the cache, which only
+ * root may enter). qemu-img creates its output by name: in a shared folder
+ * such as /tmp another user could have a symlink waiting at that name and
+ * have guest bytes written wherever it points. mkdtemp() makes the folder
+ * with a new name and mode 0700, checked here, so no one else can enter it.
+ */
+static int private_dir(const char *parent, char *dir, size_t size, const char *disk,
+		       struct kp_err *err)
 {
-	char tmpl[] = "/tmp/guestfs-mount-head.XXXXXX", of[64], out[512], bs[32];
-	char ifarg[4200];
-	int fd, st, ret;
+	struct stat st;
 
-	fd = mkstemp(tmpl);
-	if (fd < 0)
-		return kp_errorf(err, errno, "disk %s: temporary file: %s", path,
-				 strerror(errno));
-	close(fd);
-	unlink(tmpl);
-	snprintf(bs, sizeof(bs), "bs=%zu", len);
-	snprintf(of, sizeof(of), "of=%s", tmpl);
-	if (gm_path(ifarg, sizeof(ifarg), "if=%s", path))
-		return kp_errorf(err, ENAMETOOLONG, "disk %s: path too long", path);
-	st = qemu_img(out, sizeof(out), "dd", "-U", "-f", "qcow2", "-O", "raw", bs,
-		      "count=1", ifarg, of, NULL);
-	fd = open(tmpl, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	unlink(tmpl);
-	if (st || fd < 0) {
-		if (fd >= 0)
-			close(fd);
-		return qemu_img_failed(err, path, "qemu-img dd", out);
+	if (gm_path(dir, size, "%s/.tmp-head-XXXXXX", parent))
+		return kp_errorf(err, ENAMETOOLONG, "disk %s: cache %s: path too long",
+				 disk, parent);
+	if (!mkdtemp(dir))
+		return kp_errorf(err, errno, "disk %s: a private folder in %s: %s", disk,
+				 parent, strerror(errno));
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 07777) != 0700) {
+		gm_rm_rf(dir);
+		return kp_errorf(err, EPERM, "disk %s: %s is not a private folder", disk,
+				 dir);
 	}
+	return 0;
+}
+
+/* What qemu-img dd wrote to @file, at most @len bytes, the rest zero. */
+static int read_head(const char *file, unsigned char *buf, size_t len, const char *disk,
+		     struct kp_err *err)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), ret;
+
+	if (fd < 0)
+		return kp_errorf(err, errno, "disk %s: what qemu-img dd wrote: %s", disk,
+				 strerror(errno));
 	memset(buf, 0, len);
 	ret = read(fd, buf, len) < 0 ? -errno : 0;
 	close(fd);
 	if (ret)
 		return kp_errorf(err, ret, "disk %s: reading what qemu-img dd wrote: %s",
-				 path, strerror(-ret));
+				 disk, strerror(-ret));
 	return 0;
+}
+
+/*
+ * The first bytes of a qcow2 disk's content, read by qemu-img with the
+ * format given, into a private folder in @work_dir that is removed after.
+ */
+static int qcow2_head(const char *path, const char *work_dir, unsigned char *buf,
+		      size_t len, struct kp_err *err)
+{
+	char dir[4096], of[4200], ifarg[4200], out[512], bs[32];
+	int ret;
+
+	ret = private_dir(work_dir, dir, sizeof(dir), path, err);
+	if (ret)
+		return ret;
+	snprintf(bs, sizeof(bs), "bs=%zu", len);
+	if (gm_path(of, sizeof(of), "of=%s/head", dir) ||
+	    gm_path(ifarg, sizeof(ifarg), "if=%s", path))
+		ret = kp_errorf(err, ENAMETOOLONG, "disk %s: path too long", path);
+	else if (qemu_img(out, sizeof(out), "dd", "-U", "-f", "qcow2", "-O", "raw", bs,
+			  "count=1", ifarg, of, NULL))
+		ret = qemu_img_failed(err, path, "qemu-img dd", out);
+	else
+		ret = read_head(of + 3, buf, len, path, err);
+	gm_rm_rf(dir);
+	return ret;
 }
 
 /*
@@ -344,8 +379,9 @@ static int read_start(const struct gm_disk *d, struct gm_disk_info *info,
 	return 0;
 }
 
-static int check_qcow2(const struct gm_disk *d, bool strict, struct gm_disk_info *info,
-		       unsigned char *head, size_t len, struct kp_err *err)
+static int check_qcow2(const struct gm_disk *d, const char *work_dir, bool strict,
+		       struct gm_disk_info *info, unsigned char *head, size_t len,
+		       struct kp_err *err)
 {
 	int ret;
 
@@ -358,15 +394,15 @@ static int check_qcow2(const struct gm_disk *d, bool strict, struct gm_disk_info
 	ret = qcow2_info(d->path, &info->virtual_size, err);
 	if (ret || !strict)
 		return ret;
-	ret = qcow2_head(d->path, head, GM_PROBE_BYTES, err);
+	ret = qcow2_head(d->path, work_dir, head, GM_PROBE_BYTES, err);
 	if (ret)
 		return ret;
 	info->looks_like = gm_probe_magic(head, GM_PROBE_BYTES);
 	return info->looks_like ? refuse_probe(err, d->path, info->looks_like) : 0;
 }
 
-int gm_disk_identify(const struct gm_disk *d, bool strict, struct gm_disk_info *info,
-		     struct kp_err *err)
+int gm_disk_identify(const struct gm_disk *d, const char *work_dir, bool strict,
+		     struct gm_disk_info *info, struct kp_err *err)
 {
 	unsigned char head[GM_PROBE_BYTES] = {0};
 	size_t len = 0;
@@ -377,7 +413,7 @@ int gm_disk_identify(const struct gm_disk *d, bool strict, struct gm_disk_info *
 	if (ret)
 		return ret;
 	if (d->format != GM_FMT_RAW)
-		return check_qcow2(d, strict, info, head, len, err);
+		return check_qcow2(d, work_dir, strict, info, head, len, err);
 	info->virtual_size = (info->size + 511) & ~511ULL;
 	info->looks_like = gm_probe_magic(head, len);
 	if (strict && info->looks_like)

@@ -42,7 +42,9 @@ struct kp_err; /* base/err.h */
  * Identify a disk and check it: it exists, a qcow2 disk has a qcow2 header
  * and records the format of every backing file. With @strict (libguestfs's
  * own read-only overlay, which lets QEMU probe), a disk whose guest-visible
- * first bytes look like an image format is refused too.
+ * first bytes look like an image format is refused too; for a qcow2 disk
+ * qemu-img copies them into a fresh private folder in @work_dir (the cache,
+ * which only root may enter), removed after.
  *
  * Returns 0, or a negative errno with @err saying which disk and why:
  *   -ENOENT, -EACCES, ...  the disk cannot be opened or read
@@ -51,9 +53,10 @@ struct kp_err; /* base/err.h */
  *   -EPERM                 QEMU would probe its content (a backing file
  *                          without a recorded format; the @strict check)
  *   -EIO, -ELOOP           qemu-img failed, or the backing chain is too deep
+ *   -EACCES, -ENAMETOOLONG, ...   no private folder could be made in @work_dir
  */
-int gm_disk_identify(const struct gm_disk *d, bool strict, struct gm_disk_info *info,
-		     struct kp_err *err);
+int gm_disk_identify(const struct gm_disk *d, const char *work_dir, bool strict,
+		     struct gm_disk_info *info, struct kp_err *err);
 
 /*
  * Create @ovl, a qcow2 overlay over @d with an explicit backing driver.

@@ -77,6 +77,12 @@ struct gm_store {
 bool gm_guest_visible(const struct gm_guest *g);
 
 /* cachedir.c */
+/*
+ * Make the cache folder (0700, ours) and its missing parents, and check it:
+ * it and every folder leading to it must be changeable by root alone
+ * (kp_path_trusted()). Removes what interrupted inspections left. Returns
+ * 0, or a negative errno with @err naming the folder at fault.
+ */
 int gm_cache_prepare(const char *dir, struct kp_err *err);
 int gm_cache_key_dir(const struct gm_store *store, char *buf, size_t size,
 		     const char *key);

@@ -2,8 +2,9 @@
 /*
  * base: what every other part of lib/ builds on. Errors as a negative errno
  * plus a message for the user (err.h), bounded file reads and mappings
- * (fileio.h), an arena and a hash map, huge-page backed tables, and the
- * sanitizing of untrusted strings before they reach a terminal or a log.
+ * (fileio.h), an arena and a hash map, huge-page backed tables, the
+ * sanitizing of untrusted strings before they reach a terminal or a log,
+ * and whether a path root relies on can be changed by others (pathtrust.h).
  */
 #ifndef KVMPROF_BASE_H
 #define KVMPROF_BASE_H
@@ -13,6 +14,7 @@
 #include "fileio.h"
 #include "hashmap.h"
 #include "hugepages.h"
+#include "pathtrust.h"
 #include "sanitize.h"
 
 #endif

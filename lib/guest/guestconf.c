@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/pathtrust.h"
 
 static const char *const kind_names[GM_KIND_NR] = {
 	[GM_KIND_DEFAULT] = "default",	 [GM_KIND_DIR] = "dir",
@@ -463,6 +465,14 @@ int gm_config_load(const char *path, struct gm_config *cfg, struct kp_err *err)
 	ret = gm_config_init(cfg);
 	if (ret)
 		return kp_errorf(err, ENOMEM, "%s: out of memory", path);
+	/*
+	 * The daemon, as root, opens every disk the file names: no one else may
+	 * be able to edit or replace it. Once the whole path is trusted, only
+	 * root (or the caller) can change it between the check and the read.
+	 */
+	ret = kp_path_trusted(path, geteuid(), NULL, err);
+	if (ret)
+		return ret;
 	ret = kp_read_file(path, 1 << 20, &text, &len, err);
 	if (ret)
 		return ret;

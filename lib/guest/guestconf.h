@@ -89,7 +89,13 @@ int gm_config_init(struct gm_config *cfg);
 int gm_config_parse(const char *text, size_t len, const char *what, struct gm_config *cfg,
 		    struct kp_err *err);
 
-/* gm_config_init() then gm_config_parse() of a file. */
+/*
+ * gm_config_init() then gm_config_parse() of a file. The file and every
+ * folder leading to it must be owned by root or by the calling user and
+ * writable by no one else (kp_path_trusted()), or -EPERM: guestfs-mount,
+ * which runs as root, then trusts a file only root can change, and kvmprof
+ * record run by a user still reads a guests.conf that user owns.
+ */
 int gm_config_load(const char *path, struct gm_config *cfg, struct kp_err *err);
 
 void gm_config_release(struct gm_config *cfg);

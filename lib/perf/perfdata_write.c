@@ -59,8 +59,8 @@ int pd_writer_create(const char *path, struct pd_writer **out, struct kp_err *er
 	struct pd_writer *w = calloc(1, sizeof(*w));
 
 	*out = NULL;
-	if (!w || !(w->path = strdup(path)) || asprintf(&w->tmp_path, "%s.tmp.%d", path,
-							(int)getpid()) < 0 ||
+	if (!w || !(w->path = strdup(path)) ||
+	    asprintf(&w->tmp_path, "%s.tmp.XXXXXX", path) < 0 ||
 	    !(w->buf = malloc(WBUF_SIZE))) {
 		if (w) {
 			free(w->path);
@@ -69,7 +69,12 @@ int pd_writer_create(const char *path, struct pd_writer **out, struct kp_err *er
 		free(w);
 		return kp_errorf(err, ENOMEM, "%s: out of memory", path);
 	}
-	w->fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/*
+	 * A new name, created exclusively: the output folder may be one others
+	 * can write (/tmp, a user's folder), where a name known in advance
+	 * could be a symlink waiting for root to write through it.
+	 */
+	w->fd = mkostemp(w->tmp_path, O_CLOEXEC);
 	if (w->fd < 0) {
 		int e = errno;
 

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/pathtrust.h"
 #include "guest/guestid.h"
 
 enum ap_subject_type {
@@ -390,6 +391,23 @@ int access_policy_parse(const char *text, size_t len, const char *what,
 	return 0;
 }
 
+/*
+ * Nobody but root (or the caller) may change the policy, nor any folder
+ * leading to it, and the file opened (@st) is the one checked.
+ */
+static int trusted(const char *path, const struct stat *st, struct kp_err *err)
+{
+	struct stat checked;
+	int ret = kp_path_trusted(path, geteuid(), &checked, err);
+
+	if (ret)
+		return ret;
+	if (checked.st_dev != st->st_dev || checked.st_ino != st->st_ino)
+		return kp_errorf(err, EAGAIN, "%s: replaced while it was being checked",
+				 path);
+	return 0;
+}
+
 int access_policy_load(const char *path, struct access_policy **out, struct kp_err *err)
 {
 	struct stat st;
@@ -409,15 +427,9 @@ int access_policy_load(const char *path, struct access_policy **out, struct kp_e
 		ret = kp_errorf(err, EINVAL, "%s: not a regular file", path);
 		goto out_close;
 	}
-	if ((st.st_uid != 0 && st.st_uid != geteuid()) ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		ret = kp_errorf(err, EPERM,
-				"%s: must be owned by root and writable by its owner "
-				"only (it is uid %u, mode %04o)",
-				path, (unsigned)st.st_uid,
-				(unsigned)(st.st_mode & 07777));
+	ret = trusted(path, &st, err);
+	if (ret)
 		goto out_close;
-	}
 	if (st.st_size > (off_t)AP_MAX_FILE) {
 		ret = kp_errorf(err, EFBIG, "%s: larger than %u bytes", path,
 				AP_MAX_FILE);

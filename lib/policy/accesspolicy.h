@@ -59,9 +59,10 @@ int access_policy_parse(const char *text, size_t len, const char *what,
 			struct access_policy **out, struct kp_err *err);
 
 /*
- * Read and parse a policy file. The file must be a regular file owned by root
- * (or by the calling user) and writable by its owner only: a policy anyone
- * can edit is refused with -EPERM.
+ * Read and parse a policy file. The file must be a regular file, and it and
+ * every folder leading to it must be owned by root (or by the calling user)
+ * and writable by their owner only (kp_path_trusted()): a policy someone
+ * else could edit or replace is refused with -EPERM.
  */
 int access_policy_load(const char *path, struct access_policy **out, struct kp_err *err);
 

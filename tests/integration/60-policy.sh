@@ -408,7 +408,7 @@ f=$TMP/noexpose.conf
 printf 'allow group:%s kallsyms\n' "$GA" >"$f"
 expect_fail "error: no expose line" "no 'expose' line" "$APCHECK" load "$f"
 chmod 0666 "$POL"
-expect_fail "error: policy writable by others is refused" "writable by its owner only" \
+expect_fail "error: policy writable by others is refused" "fix with chmod go-w" \
 	"$APCHECK" load "$POL"
 chmod 0644 "$POL"
 groupdel "$GB" && made_groups=("$GA")

@@ -459,7 +459,8 @@ static void test_load_file_checks(void **state)
 	kp_err_clear(&err);
 	assert_int_equal(chmod(path, 0666), 0);
 	assert_int_equal(access_policy_load(path, &p, &err), -EPERM);
-	assert_non_null(strstr(err.msg, "writable by its owner only"));
+	assert_int_equal(strncmp(err.msg, path, strlen(path)), 0);
+	assert_non_null(strstr(err.msg, "(mode 0666); fix with chmod go-w"));
 	assert_null(p);
 	unlink(path);
 
@@ -467,6 +468,46 @@ static void test_load_file_checks(void **state)
 	assert_int_equal(access_policy_load(path, &p, &err), -ENOENT);
 	kp_err_clear(&err);
 	assert_int_equal(access_policy_load("/tmp", &p, &err), -EINVAL);
+}
+
+/*
+ * A policy file root owns, in a folder another user owns: that user may
+ * swap the file, so it is refused, naming the folder.
+ */
+static void test_load_checks_folders(void **state)
+{
+	char dir[] = "/tmp/test_accesspolicy.XXXXXX", sub[64], path[96], cmd[128];
+	struct access_policy *p = NULL;
+	struct kp_err err = {0};
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/etc", dir);
+	snprintf(path, sizeof(path), "%s/access.conf", sub);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("expose *\n", f);
+	fclose(f);
+	assert_int_equal(chmod(path, 0644), 0);
+	assert_int_equal(access_policy_load(path, &p, &err), 0);
+	access_policy_free(p);
+	p = NULL;
+
+	assert_int_equal(chown(sub, 65534, 65534), 0);
+	assert_int_equal(access_policy_load(path, &p, &err), -EPERM);
+	assert_null(p);
+	assert_int_equal(strncmp(err.msg, path, strlen(path)), 0);
+	assert_non_null(strstr(err.msg, "folder "));
+	assert_non_null(strstr(err.msg, "/etc is owned by uid 65534"));
+
+	kp_err_clear(&err);
+	assert_int_equal(chown(sub, 0, 0), 0);
+	assert_int_equal(chmod(sub, 0775), 0);
+	assert_int_equal(access_policy_load(path, &p, &err), -EPERM);
+	assert_non_null(strstr(err.msg, "/etc is group-writable (mode 0775)"));
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 int main(void)
@@ -485,6 +526,7 @@ int main(void)
 		cmocka_unit_test(test_several_groups),
 		cmocka_unit_test(test_guest_scoping),
 		cmocka_unit_test(test_load_file_checks),
+		cmocka_unit_test(test_load_checks_folders),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

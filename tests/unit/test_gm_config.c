@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -253,6 +256,89 @@ static void test_load_file(void **state)
 	gm_config_release(&cfg);
 }
 
+static void write_conf(const char *path, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs("guest a\n  disk raw /a.img\n", f);
+	fclose(f);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/* gm_config_load() as uid 65534, in a child: 0 when the file loads. */
+static int load_as_nobody(const char *path)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct gm_config cfg;
+
+		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(2);
+		_exit(gm_config_load(path, &cfg, NULL) ? 1 : 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * The daemon opens, as root, every disk guests.conf names: a file, or a
+ * folder leading to it, that someone else may change is refused, named.
+ */
+static void test_load_checks_owner(void **state)
+{
+	char dir[] = "/tmp/gm-config-XXXXXX", etc[64], path[96], want[256];
+	struct gm_config cfg;
+	struct kp_err err = {0};
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(etc, sizeof(etc), "%s/etc", dir);
+	snprintf(path, sizeof(path), "%s/guests.conf", etc);
+	assert_int_equal(mkdir(etc, 0755), 0);
+	write_conf(path, 0644);
+	assert_int_equal(gm_config_load(path, &cfg, &err), 0);
+	gm_config_release(&cfg);
+
+	assert_int_equal(chmod(path, 0664), 0);
+	assert_int_equal(gm_config_load(path, &cfg, &err), -EPERM);
+	snprintf(want, sizeof(want),
+		 "%s: group-writable (mode 0664); fix with chmod g-w %s", path, path);
+	assert_string_equal(err.msg, want);
+	gm_config_release(&cfg);
+
+	kp_err_clear(&err);
+	assert_int_equal(chmod(path, 0644), 0);
+	assert_int_equal(chown(path, 65534, 65534), 0);
+	assert_int_equal(gm_config_load(path, &cfg, &err), -EPERM);
+	assert_non_null(strstr(err.msg, "owned by uid 65534, not by root"));
+	gm_config_release(&cfg);
+
+	/* Root's file in a folder a user owns: the user may replace it. */
+	kp_err_clear(&err);
+	assert_int_equal(chown(path, 0, 0), 0);
+	assert_int_equal(chown(etc, 65534, 65534), 0);
+	assert_int_equal(gm_config_load(path, &cfg, &err), -EPERM);
+	snprintf(want, sizeof(want), "%s: folder %s is owned by uid 65534", path, etc);
+	assert_int_equal(strncmp(err.msg, want, strlen(want)), 0);
+	gm_config_release(&cfg);
+
+	/* A user reads a guests.conf of their own (kvmprof record, unprivileged). */
+	assert_int_equal(chmod(dir, 0755), 0);
+	assert_int_equal(chown(path, 65534, 65534), 0);
+	assert_int_equal(load_as_nobody(path), 0);
+	/* But not one another user could change. */
+	assert_int_equal(chmod(path, 0666), 0);
+	assert_int_equal(load_as_nobody(path), 1);
+
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(etc), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_sizes_and_versions),
 		cmocka_unit_test(test_load_file),
+		cmocka_unit_test(test_load_checks_owner),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,12 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 /* Parts of the daemon, not of libkvmprof: build them in. */
+#include "base/base.h"
 #include "guest/guest.h"
 #include "disks.h"
+#include "testutil.h"
 #include "util.h"
 
 static const char *probe(const void *buf, size_t len)
@@ -62,6 +65,9 @@ static void test_vmdk_text(void **state)
 	assert_null(PROBE("version=1"));
 }
 
+/* The folder gm_disk_identify() works in: the daemon's cache. */
+static const char *work_dir;
+
 /* gm_disk_identify() with a fresh error record, as each caller passes one. */
 static int identify(char *path, enum gm_format fmt, bool strict,
 		    struct gm_disk_info *info, struct kp_err *err)
@@ -69,7 +75,7 @@ static int identify(char *path, enum gm_format fmt, bool strict,
 	struct gm_disk d = {.path = path, .format = fmt};
 
 	kp_err_clear(err);
-	return gm_disk_identify(&d, strict, info, err);
+	return gm_disk_identify(&d, work_dir, strict, info, err);
 }
 
 static void write_file(const char *path, const void *data, size_t len)
@@ -93,6 +99,7 @@ static void test_identify_errors(void **state)
 	if (system("command -v qemu-img >/dev/null"))
 		fail_msg("qemu-img not installed (scripts/deps.sh installs qemu-utils)");
 	assert_non_null(mkdtemp(dir));
+	work_dir = dir;
 
 	snprintf(path, sizeof(path), "%s/missing.img", dir);
 	assert_int_equal(identify(path, GM_FMT_RAW, false, &info, &err), -ENOENT);
@@ -142,6 +149,7 @@ static void test_identify(void **state)
 	if (system("command -v qemu-img >/dev/null"))
 		fail_msg("qemu-img not installed (scripts/deps.sh installs qemu-utils)");
 	assert_non_null(mkdtemp(dir));
+	work_dir = dir;
 	snprintf(raw, sizeof(raw), "%s/a.raw", dir);
 	snprintf(q, sizeof(q), "%s/a.qcow2", dir);
 	snprintf(evil, sizeof(evil), "%s/evil.raw", dir);
@@ -188,6 +196,82 @@ static void test_identify(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* A qemu-img first in PATH that logs each output file and its folder's mode. */
+static void spy_qemu_img(const char *bin, const char *log)
+{
+	char real[256] = "", path[128];
+	FILE *f = popen("command -v qemu-img", "r");
+
+	assert_non_null(f);
+	assert_non_null(fgets(real, sizeof(real), f));
+	pclose(f);
+	real[strcspn(real, "\n")] = '\0';
+	assert_int_equal(mkdir(bin, 0755), 0);
+	snprintf(path, sizeof(path), "%s/qemu-img", bin);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f,
+		"#!/bin/sh\n"
+		"for a; do case $a in of=*) f=${a#of=}; "
+		"echo \"$f $(stat -c %%a:%%u \"${f%%/*}\")\" >>'%s';; esac; done\n"
+		"exec '%s' \"$@\"\n",
+		log, real);
+	fclose(f);
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
+/*
+ * For a qcow2 disk, qemu-img dd copies the guest-visible first bytes into a
+ * file it creates by name. The name must be in a fresh 0700 folder inside
+ * the cache, never one in a shared folder such as /tmp, where another user
+ * could have a symlink waiting at it; and nothing may be left behind.
+ */
+static void test_head_copy_is_private(void **state)
+{
+	char dir[] = "/tmp/gm-probe-XXXXXX", cache[64], q[64], bin[64], log[64];
+	char *old_path = strdup(getenv("PATH")), *new_path, *text, *sp, *rest,
+	     folder[128];
+	struct gm_disk_info info;
+	struct kp_err err;
+	size_t len;
+
+	if (system("command -v qemu-img >/dev/null"))
+		fail_msg("qemu-img not installed (scripts/deps.sh installs qemu-utils)");
+	assert_non_null(mkdtemp(dir));
+	snprintf(cache, sizeof(cache), "%s/cache", dir);
+	snprintf(q, sizeof(q), "%s/a.qcow2", dir);
+	snprintf(bin, sizeof(bin), "%s/bin", dir);
+	snprintf(log, sizeof(log), "%s/spy.log", dir);
+	assert_int_equal(mkdir(cache, 0700), 0);
+	assert_int_equal(sh("qemu-img create -q -f qcow2 %s 1M", q), 0);
+	spy_qemu_img(bin, log);
+
+	assert_true(asprintf(&new_path, "%s:%s", bin, old_path) > 0);
+	setenv("PATH", new_path, 1);
+	work_dir = cache;
+	assert_int_equal(identify(q, GM_FMT_QCOW2, true, &info, &err), 0);
+	setenv("PATH", old_path, 1);
+
+	/* One output: dir/cache/.tmp-head-XXXXXX/FILE, its folder 0700 root's. */
+	assert_int_equal(kp_read_file(log, 4096, &text, &len, NULL), 0);
+	assert_int_equal(strchr(text, '\n') - text + 1, (long)len);
+	sp = strchr(text, ' ');
+	assert_non_null(sp);
+	assert_string_equal(sp, " 700:0\n");
+	snprintf(folder, sizeof(folder), "%s/.tmp-head-", cache);
+	assert_int_equal(strncmp(text, folder, strlen(folder)), 0);
+	rest = text + strlen(folder);
+	assert_true(strlen(rest) > 7 && rest[6] == '/');
+	assert_null(memchr(rest, '/', 6));
+	/* The private folder is gone: the cache is as empty as it was. */
+	assert_int_equal(sh("test -z \"$(ls -A %s)\"", cache), 0);
+
+	free(text);
+	free(new_path);
+	free(old_path);
+	assert_int_equal(sh("rm -rf %s", dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_vmdk_text),
 		cmocka_unit_test(test_identify_errors),
 		cmocka_unit_test(test_identify),
+		cmocka_unit_test(test_head_copy_is_private),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -207,6 +208,53 @@ static void test_not_perf_data(void **state)
 	assert_non_null(strstr(err.msg, "/nonexistent/perf.data"));
 }
 
+/*
+ * The writer's temporary file sits next to the output, maybe in a folder
+ * others may write. A symlink planted at the name it used to take
+ * (NAME.tmp.PID) must not be written through.
+ */
+static void test_tmp_name_not_followed(void **state)
+{
+	char dir[] = "/tmp/kvmprof-pd-dir-XXXXXX", out[64], victim[64], trap[96];
+	struct perf_event_attr attr = {0};
+	struct pd_writer *w;
+	struct pd_file *f;
+	struct kp_err err = {0};
+	struct stat st;
+	char *text;
+	size_t len;
+	FILE *v;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/perf.data", dir);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	snprintf(trap, sizeof(trap), "%s.tmp.%d", out, (int)getpid());
+	v = fopen(victim, "w");
+	assert_non_null(v);
+	fputs("precious", v);
+	fclose(v);
+	assert_int_equal(symlink(victim, trap), 0);
+
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.sample_type = SAMPLE_TYPE;
+	assert_int_equal(pd_writer_create(out, &w, &err), 0);
+	assert_int_equal(pd_writer_add_evsel(w, &attr, "cpu-clock", NULL, 0), 0);
+	assert_int_equal(pd_writer_begin_data(w, &err), 0);
+	assert_int_equal(pd_writer_finish(w, &err), 0);
+
+	assert_int_equal(kp_read_file(victim, 64, &text, &len, NULL), 0);
+	assert_string_equal(text, "precious");
+	free(text);
+	assert_int_equal(lstat(out, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(pd_open(out, &f, &err), 0);
+	pd_close(f);
+	assert_int_equal(unlink(trap), 0);
+	assert_int_equal(unlink(victim), 0);
+	assert_int_equal(unlink(out), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_truncation_never_crashes),
 		cmocka_unit_test(test_bad_record_size_names_offset),
 		cmocka_unit_test(test_not_perf_data),
+		cmocka_unit_test(test_tmp_name_not_followed),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What a small crafted perf.data file can make the reader allocate: files
- * whose sections overlap are refused before anything is built from them.
+ * whose sections overlap are refused before anything is built from them,
+ * and the guest-context table is capped by the data section it describes.
  * Each case runs in a child process whose peak RSS growth is measured.
  */
 #include <errno.h>
@@ -16,15 +17,18 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zstd.h>
 #include <cmocka.h>
 
 #include "base/base.h"
 #include "perf/perf.h"
+#include "session.h"
 #include "test_sample.h"
 #include "testutil.h"
 
 #define SMALL_FILE (64 * 1024)
 #define SHARED_IDS (32 * 1024)
+#define BOMB_SIZE  (64ULL << 20)
 /* Peak RSS growth a refused file may cause; unfixed, these cases took 66-72 MB. */
 #define RSS_MAX_KB (8 * 1024)
 
@@ -53,6 +57,17 @@ static void open_file(struct outcome *o)
 	o->ret = pd_open(path, &f, &err);
 	if (!o->ret)
 		pd_close(f);
+	snprintf(o->msg, sizeof(o->msg), "%s", err.msg);
+}
+
+static void open_session(struct outcome *o)
+{
+	struct symbol_opts so = {0};
+	struct kp_err err = {0};
+	struct session s;
+
+	o->ret = session_open(&s, path, "sym", &so, &err);
+	session_close(&s);
 	snprintf(o->msg, sizeof(o->msg), "%s", err.msg);
 }
 
@@ -235,6 +250,125 @@ static void test_overlapping_sections_refused(void **state)
 	free(buf);
 }
 
+/* A zstd frame of @size zero bytes, its size in the frame header or not. */
+static void *zstd_zeros(uint64_t size, bool declared, size_t *len)
+{
+	static const char zeros[1 << 20];
+	size_t cap = 1 << 20, ret;
+	ZSTD_CCtx *c = ZSTD_createCCtx();
+	ZSTD_outBuffer out = {malloc(cap), cap, 0};
+
+	assert_non_null(c);
+	assert_non_null(out.dst);
+	ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, declared);
+	if (declared)
+		ZSTD_CCtx_setPledgedSrcSize(c, size);
+	for (uint64_t off = 0; off < size; off += sizeof(zeros)) {
+		ZSTD_inBuffer in = {zeros, sizeof(zeros), 0};
+		bool last = off + sizeof(zeros) >= size;
+
+		do {
+			ret = ZSTD_compressStream2(c, &out, &in,
+						   last ? ZSTD_e_end : ZSTD_e_continue);
+			assert_false(ZSTD_isError(ret));
+		} while (in.pos < in.size || (last && ret));
+	}
+	ZSTD_freeCCtx(c);
+	*len = out.pos;
+	return out.dst;
+}
+
+/* A small file whose guest-context feature is @blob. */
+static void write_ctx_file(const void *blob, size_t len)
+{
+	struct perf_event_attr attr = {.type = PERF_TYPE_SOFTWARE,
+				       .config = PERF_COUNT_SW_CPU_CLOCK,
+				       .sample_type = SAMPLE_TYPE,
+				       .sample_id_all = 1};
+	struct kp_err err = {0};
+	struct pd_writer *w;
+	uint64_t id = 7;
+
+	assert_int_equal(pd_writer_create(path, &w, &err), 0);
+	assert_int_equal(pd_writer_add_evsel(w, &attr, "cpu-clock", &id, 1), 0);
+	assert_int_equal(pd_writer_begin_data(w, &err), 0);
+	for (int i = 0; i < 10; i++) {
+		struct test_sample s = {
+			.h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s)},
+			.id = 7,
+			.ip = 0x1000,
+			.pid = 1,
+			.tid = 1,
+			.period = 1};
+
+		assert_int_equal(pd_writer_append(w, &s, sizeof(s), &err), 0);
+	}
+	if (blob)
+		assert_int_equal(pd_writer_set_feature(w, PD_FEAT_KVMPROF_CTX, blob, len),
+				 0);
+	assert_int_equal(pd_writer_finish(w, &err), 0);
+}
+
+static void expect_bomb_refused(bool declared)
+{
+	size_t len;
+	void *bomb = zstd_zeros(BOMB_SIZE, declared, &len);
+	struct outcome o;
+
+	write_ctx_file(bomb, len);
+	free(bomb);
+	o = measured(open_session);
+	assert_int_equal(o.ret, -EFBIG);
+	assert_non_null(strstr(o.msg, path));
+	assert_non_null(strstr(o.msg, "guest context table"));
+	assert_non_null(strstr(o.msg, "exceeds the limit of 1984 bytes"));
+	assert_true(o.rss_kb < RSS_MAX_KB);
+}
+
+/*
+ * A few KB of zstd making 64 MB, in a file of ten samples (560 bytes of
+ * data: at most 1984 raw bytes of table). The unfixed reader's cap was
+ * 16 GiB: it inflated all of it, then found a bad header.
+ */
+static void test_guest_ctx_bomb_declared(void **state)
+{
+	(void)state;
+	/* The frame header says 64 MB: refused before any allocation. */
+	expect_bomb_refused(true);
+}
+
+static void test_guest_ctx_bomb_undeclared(void **state)
+{
+	(void)state;
+	/* No size in the frame: decompression stops at the cap. */
+	expect_bomb_refused(false);
+}
+
+/* The cap leaves room for a real table: one context per sample. */
+static void test_guest_ctx_cap_fits_real_tables(void **state)
+{
+	struct guestctx_table t = {0}, back;
+	struct kp_err err = {0};
+	void *blob;
+	size_t len;
+
+	(void)state;
+	for (uint32_t i = 0; i < 10; i++) {
+		struct perf_sample_guest_ctx c = {100, i, 0x1000 * (i + 1),
+						  0xffffffff81000000};
+
+		assert_int_equal(guestctx_table_add(&t, &c), 0);
+	}
+	assert_int_equal(guestctx_table_encode(&t, &blob, &len), 0);
+	/* Ten 8-byte records: the smallest data section ten samples can have. */
+	assert_int_equal(guestctx_table_decode(blob, len, 80, "t", &back, &err), 0);
+	assert_int_equal(back.nr_ctxs, 10);
+	guestctx_table_release(&back);
+	assert_int_equal(guestctx_table_decode(blob, len, 72, "t", &back, &err), -EFBIG);
+	free(blob);
+	guestctx_table_release(&t);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -255,6 +389,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shared_ids_refused),
 		cmocka_unit_test(test_overlapping_sections_refused),
+		cmocka_unit_test(test_guest_ctx_bomb_declared),
+		cmocka_unit_test(test_guest_ctx_bomb_undeclared),
+		cmocka_unit_test(test_guest_ctx_cap_fits_real_tables),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

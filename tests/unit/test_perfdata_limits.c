@@ -107,6 +107,15 @@ static void write_bytes(const void *buf, size_t len)
 	assert_int_equal(fclose(f), 0);
 }
 
+/* With KVMPROF_SEED_DIR set, keep the crafted file as a fuzzing seed (make-seeds.sh). */
+static void keep_seed(const char *name)
+{
+	const char *seeds = getenv("KVMPROF_SEED_DIR");
+
+	if (seeds)
+		assert_int_equal(sh("cp %s '%s/%s'", path, seeds, name), 0);
+}
+
 /*
  * A 64 KB file of ~400 attrs that all name the same 32 KB ids section: the
  * unfixed reader copied it and indexed its ids once per attr (66 MB).
@@ -140,6 +149,7 @@ static void test_shared_ids_refused(void **state)
 	}
 	write_bytes(buf, SMALL_FILE);
 	free(buf);
+	keep_seed("shared-ids");
 	o = measured(open_file);
 	assert_int_equal(o.ret, -EINVAL);
 	assert_non_null(strstr(o.msg, path));
@@ -198,10 +208,14 @@ static struct pd_section *feature(char *buf, const struct pd_file_header *h, int
 static void expect_overlap(char *buf, size_t len, const struct pd_file_header *h,
 			   const char *a, const char *b)
 {
+	static int n;
+	char name[32];
 	struct outcome o;
 
 	memcpy(buf, h, sizeof(*h));
 	write_bytes(buf, len);
+	snprintf(name, sizeof(name), "overlap-%d", n++);
+	keep_seed(name);
 	o = measured(open_file);
 	assert_int_equal(o.ret, -EINVAL);
 	assert_non_null(strstr(o.msg, path));
@@ -317,6 +331,7 @@ static void expect_bomb_refused(bool declared)
 
 	write_ctx_file(bomb, len);
 	free(bomb);
+	keep_seed(declared ? "ctx-bomb-declared" : "ctx-bomb-undeclared");
 	o = measured(open_session);
 	assert_int_equal(o.ret, -EFBIG);
 	assert_non_null(strstr(o.msg, path));

@@ -106,7 +106,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBKVMPROF)
 
 # Unit tests of the profiler's own parts link its objects, all but main().
 PROF_LIB_OBJ := $(filter-out $(BUILD)/prof/main.o,$(PROF_OBJ))
-$(BUILD)/tests/test_session: tests/unit/test_session.c $(PROF_LIB_OBJ) $(LIBKVMPROF)
+PROF_TESTS := $(BUILD)/tests/test_session $(BUILD)/tests/test_report_escapes \
+	      $(BUILD)/tests/test_perfdata_limits
+$(PROF_TESTS): $(BUILD)/tests/%: tests/unit/%.c $(PROF_LIB_OBJ) $(LIBKVMPROF)
 	@mkdir -p $(dir $@)
 	$(say) TEST $@
 	$(Q)$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(PROF_LIB_OBJ) $(LIBKVMPROF) \

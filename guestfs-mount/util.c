@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/base.h"
+
 static bool use_syslog;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -30,6 +32,8 @@ void gm_log(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* Messages quote guest strings; the log may be a terminal (-f). */
+	gm_sanitize(msg, sizeof(msg), msg);
 	if (use_syslog) {
 		syslog(LOG_INFO, "%s", msg);
 		return;
@@ -230,15 +234,19 @@ void gm_buf_json_string(struct gm_buf *b, const char *s)
 		return;
 	}
 	gm_buf_printf(b, "\"");
-	for (; *s; s++) {
+	while (*s) {
 		unsigned char c = (unsigned char)*s;
+		size_t len = sanitize_char_len(s);
 
 		if (c == '"' || c == '\\')
 			gm_buf_printf(b, "\\%c", c);
-		else if (c < ' ' || c >= 0x7f)
+		else if (c < ' ' || c == 0x7f)
 			gm_buf_printf(b, "\\u%04x", c);
-		else
-			gm_buf_printf(b, "%c", c);
+		else if (len)
+			gm_buf_printf(b, "%.*s", (int)len, s);
+		else /* not \\u00XX: that decodes to a C1 control for 0x80..0x9f */
+			gm_buf_printf(b, "?");
+		s += len ? len : 1;
 	}
 	gm_buf_printf(b, "\"");
 }

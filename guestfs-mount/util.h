@@ -44,6 +44,8 @@ bool gm_is_dir(const char *path);
 /*
  * Copy a guest-controlled string for display: printable ASCII is kept,
  * anything else (control characters, escapes, bytes >= 0x80) becomes '?'.
+ * Stricter than sanitize() (lib/base): the daemon's files stay ASCII. @dst
+ * may be @src.
  */
 void gm_sanitize(char *dst, size_t size, const char *src);
 
@@ -55,7 +57,12 @@ struct gm_buf {
 };
 
 void gm_buf_printf(struct gm_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void gm_buf_json_string(struct gm_buf *b, const char *s);	/* quoted, escaped; null for NULL */
+/*
+ * @s quoted and escaped, null for NULL. Valid UTF-8 is kept; a byte that is
+ * not is written '?' rather than "\u00XX", which would decode to a C1
+ * control for 0x80..0x9f.
+ */
+void gm_buf_json_string(struct gm_buf *b, const char *s);
 void gm_buf_release(struct gm_buf *b);
 
 #endif

@@ -169,7 +169,7 @@ int cmd_report(int argc, char **argv)
 		ret = session_process(&s, &err);
 	}
 	if (ret) {
-		fprintf(stderr, "kvmprof report: %s\n", err.msg);
+		kp_err_print(stderr, "kvmprof report", &err);
 		session_close(&s);
 		return 1;
 	}

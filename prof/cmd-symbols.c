@@ -130,7 +130,7 @@ static int anchor_slide(const struct symtab *st, const char *anchor, int64_t *sl
 	}
 	snprintf(name, sizeof(name), "%.*s", (int)(eq - anchor), anchor);
 	if (symtab_slide_from_anchor(st, name, runtime, slide, &err)) {
-		fprintf(stderr, "kvmprof symbols: %s\n", err.msg);
+		kp_err_print(stderr, "kvmprof symbols", &err);
 		return -EINVAL;
 	}
 	return 0;
@@ -138,13 +138,20 @@ static int anchor_slide(const struct symtab *st, const char *anchor, int64_t *sl
 
 static void print_info(const struct symtab *st, int64_t slide, FILE *out)
 {
-	char hex[2 * KP_BUILD_ID_MAX + 1] = "-";
+	char hex[2 * KP_BUILD_ID_MAX + 1] = "-", source[sizeof(st->source)];
 
 	if (st->build_id_len)
 		buildid_to_hex(st->build_id, st->build_id_len, hex);
-	fprintf(out, "source: %s\nsymbols: %zu\nbuild-id: %s\n", st->source, st->nr, hex);
+	sanitize(st->source, source, sizeof(source));
+	fprintf(out, "source: %s\nsymbols: %zu\nbuild-id: %s\n", source, st->nr, hex);
 	fprintf(out, "text: %#" PRIx64 "-%#" PRIx64 "\nslide: %#" PRIx64 "\n",
 		st->text_start, st->text_end, (uint64_t)slide);
+}
+
+/* A symbol's type letter: a kernel image's kallsyms table may hold any byte. */
+static char type_char(char type)
+{
+	return type > ' ' && type < 0x7f ? type : '?';
 }
 
 /* The table in kallsyms format, names made safe for a terminal. */
@@ -159,10 +166,10 @@ static int print_table(const struct symtab *st, int64_t slide)
 		if (s->module) {
 			sanitize(s->module, mod, sizeof(mod));
 			printf("%016" PRIx64 " %c %s\t[%s]\n", s->addr + (uint64_t)slide,
-			       s->type, name, mod);
+			       type_char(s->type), name, mod);
 		} else {
 			printf("%016" PRIx64 " %c %s\n", s->addr + (uint64_t)slide,
-			       s->type, name);
+			       type_char(s->type), name);
 		}
 	}
 	return ferror(stdout) ? -EIO : 0;
@@ -209,7 +216,7 @@ int cmd_symbols(int argc, char **argv)
 	if (parse_args(argc, argv, &o))
 		return 2;
 	if (symsrc_load_file(o.file, &st, NULL, &err)) {
-		fprintf(stderr, "kvmprof symbols: %s\n", err.msg);
+		kp_err_print(stderr, "kvmprof symbols", &err);
 		return 1;
 	}
 	ret = o.anchor ? anchor_slide(st, o.anchor, &o.slide) : 0;

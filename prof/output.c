@@ -152,7 +152,7 @@ static void row(const struct hist_entry *e, const struct hists *h, const struct 
 static void guest_header(const struct session *s, FILE *out)
 {
 	const struct machines *ms = &s->machines;
-	char name[GUEST_NAME_MAX * 2], src[600];
+	char name[GUEST_NAME_MAX * 2], src[600], how[sizeof(ms->guests[0]->slide_source)];
 
 	if (!ms->nr_guests)
 		return;
@@ -171,10 +171,11 @@ static void guest_header(const struct session *s, FILE *out)
 			sanitize(m->modules_source, src, sizeof(src));
 			fprintf(out, "#     modules: %s\n", src);
 		}
+		/* The source may be the recorded feature's slide-source: file data. */
+		sanitize(m->slide_source, how, sizeof(how));
 		if (m->slide_known)
 			fprintf(out, "#     slide: %s%#" PRIx64 " (from %s)\n", m->slide < 0 ? "-" : "",
-				m->slide < 0 ? -(uint64_t)m->slide : (uint64_t)m->slide,
-				m->slide_source);
+				m->slide < 0 ? -(uint64_t)m->slide : (uint64_t)m->slide, how);
 		else
 			fprintf(out, "#     slide: unknown (no guest context, kernel map record or "
 				     "--guest-slide): only unrelocated addresses resolve\n");

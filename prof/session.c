@@ -56,7 +56,7 @@ int session_open(struct session *s, const char *path, const char *sort,
 	}
 	if (s->file->guest_ctx) {
 		ret = guestctx_table_decode(s->file->guest_ctx, s->file->guest_ctx_size,
-					    path, &s->ctx, err);
+					    s->file->header.data.size, path, &s->ctx, err);
 		if (ret)
 			return ret;
 	}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "err.h"
+#include "sanitize.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,4 +52,12 @@ void kp_err_clear(struct kp_err *err)
 		return;
 	err->code = 0;
 	err->msg[0] = '\0';
+}
+
+void kp_err_print(FILE *out, const char *who, const struct kp_err *err)
+{
+	char msg[sizeof(err->msg)];
+
+	sanitize(err->msg, msg, sizeof(msg));
+	fprintf(out, "%s: %s\n", who, msg);
 }

@@ -8,6 +8,7 @@
 #define KVMPROF_ERR_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 struct kp_err {
 	int code;	/* positive errno of the first error recorded */
@@ -26,5 +27,11 @@ int kp_err_prefix(struct kp_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 void kp_err_clear(struct kp_err *err);
+
+/*
+ * Print "@who: message" and a newline to @out, made safe for a terminal:
+ * messages quote file names and strings read from files and guests.
+ */
+void kp_err_print(FILE *out, const char *who, const struct kp_err *err);
 
 #endif

@@ -1,16 +1,81 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "sanitize.h"
 
+#include <stdbool.h>
+
+static bool cont(unsigned char c, unsigned char lo, unsigned char hi)
+{
+	return c >= lo && c <= hi;
+}
+
+/* Bytes after the lead @c, and the range the first of them must lie in (RFC 3629). */
+static size_t utf8_shape(unsigned char c, unsigned char *lo, unsigned char *hi)
+{
+	*lo = 0x80;
+	*hi = 0xbf;
+	if (c >= 0xc2 && c <= 0xdf)
+		return 1;
+	if (c == 0xe0)
+		*lo = 0xa0; /* shorter forms are overlong */
+	if (c == 0xed)
+		*hi = 0x9f; /* 0xa0.. would be a UTF-16 surrogate */
+	if (c >= 0xe0 && c <= 0xef)
+		return 2;
+	if (c == 0xf0)
+		*lo = 0x90;
+	if (c == 0xf4)
+		*hi = 0x8f; /* beyond U+10FFFF */
+	if (c >= 0xf0 && c <= 0xf4)
+		return 3;
+	return 0; /* continuation byte, 0xc0, 0xc1, 0xf5.. */
+}
+
+size_t sanitize_char_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned char lo, hi;
+	size_t more;
+
+	if (p[0] < 0x80)
+		return p[0] >= 0x20 && p[0] != 0x7f;
+	more = utf8_shape(p[0], &lo, &hi);
+	if (!more || !cont(p[1], lo, hi))
+		return 0;
+	/* U+0080..U+009F: the C1 controls, CSI and OSC among them. */
+	if (p[0] == 0xc2 && p[1] <= 0x9f)
+		return 0;
+	for (size_t i = 2; i <= more; i++)
+		if (!cont(p[i], 0x80, 0xbf))
+			return 0;
+	return more + 1;
+}
+
+/* Bytes one replaced character takes: a whole C1 encoding, else one byte. */
+static size_t bad_len(const unsigned char *p)
+{
+	return p[0] == 0xc2 && cont(p[1], 0x80, 0x9f) ? 2 : 1;
+}
+
 void sanitize(const char *in, char *out, size_t size)
 {
 	size_t n = 0;
 
 	if (!size)
 		return;
-	for (; in && *in && n + 1 < size; in++) {
-		unsigned char c = (unsigned char)*in;
+	while (in && *in) {
+		size_t len = sanitize_char_len(in);
 
-		out[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+		if (!len) {
+			if (n + 1 >= size)
+				break;
+			out[n++] = '?';
+			in += bad_len((const unsigned char *)in);
+			continue;
+		}
+		if (n + len >= size)
+			break;
+		for (size_t i = 0; i < len; i++)
+			out[n++] = *in++;
 	}
 	out[n] = '\0';
 }

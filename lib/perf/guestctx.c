@@ -2,6 +2,7 @@
 #include "guestctx.h"
 
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -111,15 +112,30 @@ static int fill(struct guestctx_table *t, const uint8_t *raw, size_t len,
 	return 0;
 }
 
-int guestctx_table_decode(const void *buf, size_t len, const char *what,
-			  struct guestctx_table *t, struct kp_err *err)
+/*
+ * The largest raw table a data section of @data_size bytes can need: a
+ * sample record is at least a perf_event_header, and every distinct context
+ * is some sample's, so nr_ctxs <= nr_samples <= @data_size / 8.
+ */
+size_t guestctx_raw_max(uint64_t data_size)
+{
+	uint64_t n = data_size / sizeof(struct perf_event_header);
+	uint64_t per = sizeof(struct guest_ctx) + sizeof(uint32_t);
+
+	return n > (SIZE_MAX - 24) / per ? SIZE_MAX : (size_t)(24 + n * per);
+}
+
+int guestctx_table_decode(const void *buf, size_t len, uint64_t data_size,
+			  const char *what, struct guestctx_table *t, struct kp_err *err)
 {
 	void *raw;
 	size_t raw_len;
 	int ret;
 
 	memset(t, 0, sizeof(*t));
-	ret = kp_decompress(KP_COMP_ZSTD, buf, len, 1ULL << 34, &raw, &raw_len, err);
+	/* A frame that says it is bigger is refused before anything is allocated. */
+	ret = kp_decompress(KP_COMP_ZSTD, buf, len, guestctx_raw_max(data_size), &raw,
+			    &raw_len, err);
 	if (ret)
 		return kp_err_prefix(err, "%s: guest context table", what);
 	ret = fill(t, raw, raw_len, what, err);

@@ -93,8 +93,14 @@ struct guestctx_table {
 /* Append one sample's context (NULL or all-zero: none). */
 int guestctx_table_add(struct guestctx_table *t, const struct guest_ctx *c);
 int guestctx_table_encode(const struct guestctx_table *t, void **out, size_t *len);
-int guestctx_table_decode(const void *buf, size_t len, const char *what,
-			  struct guestctx_table *t, struct kp_err *err);
+/*
+ * Decode the table of a file whose data section has @data_size bytes: its
+ * raw size is capped at guestctx_raw_max(@data_size), so that a small file
+ * cannot make a huge one.
+ */
+int guestctx_table_decode(const void *buf, size_t len, uint64_t data_size,
+			  const char *what, struct guestctx_table *t, struct kp_err *err);
+size_t guestctx_raw_max(uint64_t data_size);
 /* Context of sample number @ordinal (in file order), or NULL. */
 const struct guest_ctx *guestctx_of(const struct guestctx_table *t, size_t ordinal);
 void guestctx_table_release(struct guestctx_table *t);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "kvmfeat.h"
+#include "base/sanitize.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -84,7 +85,8 @@ static int parse_attr(struct kvmfeat_guest *g, const char *tok)
 		g->slide = v;
 		g->has_slide = true;
 	} else if (!strncmp(tok, "slide-source=", 13)) {
-		snprintf(g->slide_source, sizeof(g->slide_source), "%s", tok + 13);
+		/* Shown in reports: keep no control character, even in memory. */
+		sanitize(tok + 13, g->slide_source, sizeof(g->slide_source));
 	} else if (!strncmp(tok, "lstar=", 6)) {
 		if (parse_hex_signed(tok + 6, &v))
 			return -EINVAL;

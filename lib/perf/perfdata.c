@@ -107,11 +107,9 @@ static int read_ids(struct pd_file *f, struct pd_evsel *ev, const struct pd_sect
 		return kp_errorf(err, EINVAL,
 				 "%s: offset %#llx: bad id section for event %s", f->path,
 				 (unsigned long long)ids->offset, ev->name);
+	/* Left in the file: index_ids() reads them once the layout is checked. */
+	ev->ids_offset = ids->offset;
 	ev->nr_ids = ids->size / 8;
-	ev->ids = malloc(ids->size);
-	if (!ev->ids)
-		return kp_errorf(err, ENOMEM, "%s: out of memory", f->path);
-	memcpy(ev->ids, f->map + ids->offset, ids->size);
 	return 0;
 }
 
@@ -301,28 +299,36 @@ static int read_feature(struct pd_file *f, int feat, const struct pd_section *se
 static int read_features(struct pd_file *f, struct kp_err *err)
 {
 	uint64_t table = f->header.data.offset + f->header.data.size;
-	size_t nr = 0, idx = 0;
+	struct pd_section secs[PD_FEAT_BITS];
+	int bits[PD_FEAT_BITS];
+	size_t nr = 0, idx = 0, nr_in = 0;
+	int ret;
 
 	for (int i = 0; i < PD_FEAT_BITS; i++)
 		nr += pd_has_feature(f, i);
-	if (!nr)
-		return 0;
-	if (!in_file(f, table, nr * sizeof(struct pd_section)))
+	if (nr && !in_file(f, table, nr * sizeof(struct pd_section)))
 		return kp_errorf(
 			err, EINVAL,
 			"%s: offset %#llx: feature table past the end of the file "
 			"(truncated?)",
 			f->path, (unsigned long long)table);
 	for (int feat = 0; feat < PD_FEAT_BITS; feat++) {
-		struct pd_section sec;
-
 		if (!pd_has_feature(f, feat))
 			continue;
-		memcpy(&sec, f->map + table + idx++ * sizeof(sec), sizeof(sec));
+		memcpy(&secs[nr_in], f->map + table + idx++ * sizeof(secs[0]), sizeof(secs[0]));
 		/* A damaged optional feature loses only that feature's information. */
-		if (!in_file(f, sec.offset, sec.size) || read_feature(f, feat, &sec))
+		if (!in_file(f, secs[nr_in].offset, secs[nr_in].size))
 			f->damaged_features++;
+		else
+			bits[nr_in++] = feat;
 	}
+	/* Before anything is built from the sections: see perfdata_layout.c. */
+	ret = pd_check_layout(f, secs, bits, nr_in, err);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < nr_in; i++)
+		if (read_feature(f, bits[i], &secs[i]))
+			f->damaged_features++;
 	return 0;
 }
 
@@ -343,10 +349,16 @@ static int index_ids(struct pd_file_priv *fp, struct kp_err *err)
 	fp->ids = calloc(n ? n : 1, sizeof(*fp->ids));
 	if (!fp->ids)
 		return kp_errorf(err, ENOMEM, "%s: out of memory", f->path);
-	for (size_t i = 0; i < f->nr_evsels; i++)
-		for (size_t j = 0; j < f->evsels[i].nr_ids; j++)
-			fp->ids[fp->nr_ids++] =
-				(struct pd_id_entry){f->evsels[i].ids[j], i};
+	for (size_t i = 0; i < f->nr_evsels; i++) {
+		const uint8_t *p = f->map + f->evsels[i].ids_offset;
+
+		for (size_t j = 0; j < f->evsels[i].nr_ids; j++) {
+			struct pd_id_entry *e = &fp->ids[fp->nr_ids++];
+
+			memcpy(&e->id, p + j * 8, 8);
+			e->evsel = i;
+		}
+	}
 	qsort(fp->ids, fp->nr_ids, sizeof(*fp->ids), id_cmp);
 	return 0;
 }
@@ -438,8 +450,6 @@ void pd_close(struct pd_file *f)
 		munmap((void *)f->map, f->size);
 	if (f->fd >= 0)
 		close(f->fd);
-	for (size_t i = 0; i < f->nr_evsels; i++)
-		free(f->evsels[i].ids);
 	free(f->evsels);
 	free(f->build_ids);
 	free(fp->ids);

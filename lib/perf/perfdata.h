@@ -64,7 +64,8 @@ struct pd_file_header {
 
 struct pd_evsel {
 	struct perf_event_attr attr;	/* zero-extended to this build's size */
-	uint64_t *ids;
+	uint64_t *ids;			/* the writer's; the reader leaves it NULL */
+	uint64_t ids_offset;		/* the reader's: where its nr_ids ids are */
 	size_t nr_ids;
 	char name[64];
 };

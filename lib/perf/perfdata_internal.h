@@ -19,4 +19,13 @@ const struct pd_evsel *pd_evsel_for(const struct pd_file *f, const uint64_t *wor
 int pd_parse_sample_slow(const struct pd_file *f, const struct perf_event_header *ev,
 			 struct pd_sample *s, struct kp_err *err);
 
+/*
+ * Refuse a file whose sections share bytes: header, attrs, each event's ids,
+ * data, the feature table and the @nr_feats feature sections @feats (of
+ * feature bits @feat_bits) that lie inside the file. The error names the
+ * file and both sections.
+ */
+int pd_check_layout(const struct pd_file *f, const struct pd_section *feats,
+		    const int *feat_bits, size_t nr_feats, struct kp_err *err);
+
 #endif

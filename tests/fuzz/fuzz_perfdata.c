@@ -36,7 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (f->guest_ctx) {
 		struct guestctx_table t;
 
-		if (!guestctx_table_decode(f->guest_ctx, f->guest_ctx_size, "fuzz", &t, NULL))
+		if (!guestctx_table_decode(f->guest_ctx, f->guest_ctx_size,
+					   f->header.data.size, "fuzz", &t, NULL))
 			guestctx_table_release(&t);
 	}
 	if (f->kvmprof_feature &&

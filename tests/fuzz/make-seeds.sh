@@ -28,4 +28,8 @@ cp "$C"/fuzz_kallsyms/* "$C"/fuzz_elfsyms/* "$C/fuzz_symsrc/" 2>/dev/null
 kdir=$(ls -d "${KVMPROF_CACHE:-/var/cache/kvmprof}"/kernel/*/ 2>/dev/null | head -1)
 [ -n "$kdir" ] && head -c 65536 "$kdir/bzImage" >"$C/fuzz_kimage/bzimage-head"
 "$BUILD/kvmprof" record -q -o "$C/fuzz_perfdata/small.data" -- true 2>/dev/null
+# Crafted files the reader must refuse cheaply: overlapping sections, ids
+# shared by every attr, guest-context decompression bombs.
+[ -x "$BUILD/tests/test_perfdata_limits" ] &&
+	KVMPROF_SEED_DIR="$C/fuzz_perfdata" "$BUILD/tests/test_perfdata_limits" >/dev/null 2>&1
 touch "$C/.seeded"

@@ -579,6 +579,56 @@ static void test_sanitize_and_json_escape(void **state)
 	gm_buf_json_string(&b, "q\"b\\n\x01\x7f");
 	assert_string_equal(b.data, "\"q\\\"b\\\\n\\u0001\\u007f\"");
 	gm_buf_release(&b);
+	/* C1 (UTF-8 or raw) and malformed bytes never become \u0080..\u009f. */
+	gm_buf_json_string(&b, "\xc2\x9b" "1\x9b" "2\xc0\x80" "caf\xc3\xa9");
+	assert_string_equal(b.data, "\"??1?2??caf\xc3\xa9\"");
+	gm_buf_release(&b);
+}
+
+/* ESC, OSC, CSI and their C1 forms, in UTF-8 and raw. */
+#define EVIL "\033]0;pwned\007\xc2\x9b" "31m\x9b" "32m\x9d"
+
+/* Set every string field of @rec in @scope to @s, as a damaged cache file could. */
+static void set_strings(void *rec, enum gm_field_scope scope, const char *s)
+{
+	for (const struct gm_field *f = gm_fields; f < GM_FIELDS_END; f++)
+		if (f->scope == scope && f->type == FT_STR)
+			snprintf((char *)rec + f->off, f->size, "%s", s);
+}
+
+/* info and info.json of a cache file whose every guest string has escapes. */
+static void test_info_no_escapes(void **state)
+{
+	char path[] = "/tmp/gm-meta-XXXXXX";
+	struct gm_buf text = {0}, json = {0};
+	struct gm_meta m, l;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	fill_all(&m);
+	set_strings(&m, FS_META, EVIL);
+	for (size_t i = 0; i < m.nr_kernels; i++)
+		set_strings(&m.kernels[i], FS_KERNEL, EVIL);
+	snprintf(m.notes[0], sizeof(m.notes[0]), "%s", EVIL);
+	snprintf(m.mounts[0][0], sizeof(m.mounts[0][0]), "/%s", EVIL);
+	assert_int_equal(gm_meta_save(&m, path), 0);
+	assert_int_equal(gm_meta_load(&l, path), 0);
+	unlink(path);
+	render(&text, &json, &l);
+	for (size_t i = 0; i < text.len; i++)
+		if ((text.data[i] < ' ' && text.data[i] != '\n') || text.data[i] >= 0x7f)
+			fail_msg("info: byte %#x at %zu", (unsigned char)text.data[i], i);
+	for (size_t i = 0; i < json.len; i++)
+		if ((json.data[i] < ' ' && json.data[i] != '\n') || json.data[i] >= 0x7f)
+			fail_msg("info.json: byte %#x at %zu", (unsigned char)json.data[i], i);
+	/* Nor escaped: a JSON reader would decode it back into a control. */
+	assert_null(strstr(json.data, "\\u00"));
+	assert_non_null(strstr(text.data, "?]0;pwned???31m?32m?"));
+	gm_buf_release(&text);
+	gm_buf_release(&json);
+	gm_meta_release(&l);
+	gm_meta_release(&m);
 }
 
 int main(void)
@@ -594,6 +644,7 @@ int main(void)
 		cmocka_unit_test(test_info_text_and_json),
 		cmocka_unit_test(test_info_every_field),
 		cmocka_unit_test(test_sanitize_and_json_escape),
+		cmocka_unit_test(test_info_no_escapes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

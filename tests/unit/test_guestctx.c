@@ -110,7 +110,7 @@ static void test_reads_v1_tables(void **state)
 	memcpy(raw + 48, ids, sizeof(ids));
 	n = ZSTD_compress(z, sizeof(z), raw, sizeof(raw), 3);
 	assert_false(ZSTD_isError(n));
-	assert_int_equal(guestctx_table_decode(z, n, "v1", &t, &err), 0);
+	assert_int_equal(guestctx_table_decode(z, n, 3 * 8, "v1", &t, &err), 0);
 	assert_null(guestctx_of(&t, 0));
 	assert_int_equal(guestctx_of(&t, 2)->pid, 77);
 	assert_int_equal(guestctx_of(&t, 2)->vcpu_id, 2);
@@ -136,7 +136,7 @@ static void test_table_roundtrip(void **state)
 	assert_int_equal(t.nr_ctxs, 2);
 	assert_int_equal(guestctx_table_encode(&t, &blob, &len), 0);
 	assert_true(len < 1000); /* repetitive indexes compress well */
-	assert_int_equal(guestctx_table_decode(blob, len, "t", &back, &err), 0);
+	assert_int_equal(guestctx_table_decode(blob, len, 10000 * 8, "t", &back, &err), 0);
 	assert_null(guestctx_of(&back, 0));
 	assert_int_equal(guestctx_of(&back, 1)->cr3, 0x2000);
 	assert_int_equal(guestctx_of(&back, 2)->vcpu_id, 1);
@@ -145,7 +145,7 @@ static void test_table_roundtrip(void **state)
 	guestctx_table_release(&back);
 	/* A damaged blob is an error naming the input, never a crash. */
 	((uint8_t *)blob)[len / 2] ^= 0xff;
-	if (guestctx_table_decode(blob, len, "damaged", &back, &err) == 0)
+	if (guestctx_table_decode(blob, len, 10000 * 8, "damaged", &back, &err) == 0)
 		guestctx_table_release(&back);
 	else
 		assert_non_null(strstr(err.msg, "damaged"));

@@ -108,36 +108,96 @@ static void linux_line(struct entry *e, char *p)
 		snprintf(e->ver, sizeof(e->ver), "%s", v + strlen("vmlinuz-"));
 }
 
+/*
+ * The end of the statement starting at @p: the first "{", "}" or ";" outside
+ * quotes and "${...}", as GRUB's lexer reads them, or the end of the line.
+ * One-line menu entries ("menuentry 'x' { linux /vmlinuz-V }") need it.
+ */
+static char *stmt_end(char *p)
+{
+	char q = 0;
+
+	for (; *p; p++) {
+		if (q) {
+			q = *p == q ? 0 : q;
+		} else if (*p == '\'' || *p == '"') {
+			q = *p;
+		} else if (*p == '$' && p[1] == '{') {
+			char *close = strchr(p, '}');
+
+			if (!close)
+				return p + strlen(p);
+			p = close;
+		} else if (*p == '{' || *p == '}' || *p == ';') {
+			break;
+		}
+	}
+	return p;
+}
+
+struct parser {
+	struct menu *m;
+	int stack[8], depth, cur;
+};
+
+static int open_entry(struct parser *ps, char *p, bool submenu)
+{
+	int parent = ps->depth ? ps->stack[ps->depth - 1] : -1;
+	int idx;
+
+	if (ps->depth == (int)(sizeof(ps->stack) / sizeof(ps->stack[0])))
+		return -E2BIG;
+	idx = add_entry(ps->m, p, parent, submenu);
+	if (idx < 0)
+		return idx;
+	ps->stack[ps->depth++] = idx;
+	ps->cur = idx;
+	return 0;
+}
+
+/* One statement, @sep the character that ended it ('\0' at the end of a line). */
+static int statement(struct parser *ps, char *p, char sep)
+{
+	char kw[32];
+
+	if (!word(&p, kw, sizeof(kw)))
+		kw[0] = '\0';
+	if (sep == '{' && (!strcmp(kw, "menuentry") || !strcmp(kw, "submenu")))
+		return open_entry(ps, p, kw[0] == 's');
+	if (!strcmp(kw, "linux") && ps->cur >= 0)
+		linux_line(&ps->m->e[ps->cur], p);
+	else if (!strcmp(kw, "set") && !ps->depth &&
+		 !strncmp(skip_space(p), "default=", 8)) {
+		p = skip_space(p) + 8;
+		word(&p, ps->m->deflt, sizeof(ps->m->deflt));
+	}
+	if (sep == '}' && ps->depth) {
+		ps->depth--;
+		ps->cur = ps->depth ? ps->stack[ps->depth - 1] : -1;
+	}
+	return 0;
+}
+
 static int parse_cfg(const char *cfg, size_t len, struct menu *m)
 {
-	int stack[8], depth = 0, cur = -1;
+	struct parser ps = {.m = m, .cur = -1};
 	size_t pos = 0;
 	char line[4096];
 
 	while (next_line(cfg, len, &pos, line, sizeof(line))) {
-		char *p = skip_space(line), kw[32];
+		char *p = line;
 
-		if (!word(&p, kw, sizeof(kw)))
-			continue;
-		if (!strcmp(kw, "menuentry") || !strcmp(kw, "submenu")) {
-			int parent = depth ? stack[depth - 1] : -1;
-			int idx = add_entry(m, p, parent, kw[0] == 's');
+		for (;;) {
+			char *end = stmt_end(p), sep = *end;
+			int ret;
 
-			if (idx < 0)
-				return idx;
-			if (depth == (int)(sizeof(stack) / sizeof(stack[0])))
-				return -E2BIG;
-			stack[depth++] = idx;
-			cur = idx;
-		} else if (!strcmp(kw, "}") && depth) {
-			depth--;
-			cur = depth ? stack[depth - 1] : -1;
-		} else if (!strcmp(kw, "linux") && cur >= 0) {
-			linux_line(&m->e[cur], p);
-		} else if (!strcmp(kw, "set") && !depth &&
-			   !strncmp(skip_space(p), "default=", 8)) {
-			p = skip_space(p) + 8;
-			word(&p, m->deflt, sizeof(m->deflt));
+			*end = '\0';
+			ret = statement(&ps, p, sep);
+			if (ret)
+				return ret;
+			if (!sep)
+				break;
+			p = end + 1;
 		}
 	}
 	return 0;

@@ -103,6 +103,44 @@ static void test_plain_default_index(void **state)
 	assert_string_equal(ver, "6.1.0-2-amd64");
 }
 
+/*
+ * Menu entries written by hand, each on one line: GRUB reads "{", "}" and
+ * ";" as separators wherever they stand outside quotes and "${...}".
+ */
+static const char one_line_cfg[] =
+	"set timeout=5\n"
+	"set default=\"${saved_entry}\"\n"
+	"menuentry \"Linux 6.1\" { linux /boot/vmlinuz-6.1.0-57-amd64 ro }\n"
+	"menuentry 'Linux 6.12 {new}' --id linux-612 { "
+	"linux /vmlinuz-6.12.117+deb12-amd64 ro; initrd /initrd.img-6.12.117 }\n"
+	"submenu 'Old' { menuentry 'Linux 5.10' { linux /vmlinuz-5.10.0-30-amd64 } }\n"
+	"menuentry 'Rescue' {\n"
+	"\tlinux /boot/vmlinuz-6.1.0-57-amd64 single }\n";
+
+static void test_one_line_menuentry(void **state)
+{
+	char ver[128];
+
+	(void)state;
+	/* No saved entry: the first one-line entry. */
+	assert_int_equal(dflt(one_line_cfg, NULL, ver), 0);
+	assert_string_equal(ver, "6.1.0-57-amd64");
+	/* Its closing brace ended it: the next entry is a sibling, by index or id. */
+	assert_int_equal(dflt(one_line_cfg, "saved_entry=1\n", ver), 0);
+	assert_string_equal(ver, "6.12.117+deb12-amd64");
+	assert_int_equal(dflt(one_line_cfg, "saved_entry=linux-612\n", ver), 0);
+	assert_string_equal(ver, "6.12.117+deb12-amd64");
+	assert_int_equal(dflt(one_line_cfg, "saved_entry=Linux 6.12 {new}\n", ver), 0);
+	assert_string_equal(ver, "6.12.117+deb12-amd64");
+	/* A submenu and its entry on one line. */
+	assert_int_equal(dflt(one_line_cfg, "saved_entry=Old>Linux 5.10\n", ver), 0);
+	assert_string_equal(ver, "5.10.0-30-amd64");
+	/* The brace that closes the entry after its linux line. */
+	assert_int_equal(dflt(one_line_cfg, "saved_entry=3\n", ver), 0);
+	assert_string_equal(ver, "6.1.0-57-amd64");
+	assert_int_equal(dflt(one_line_cfg, "saved_entry=4\n", ver), -ENOENT);
+}
+
 static void test_cannot_tell(void **state)
 {
 	char ver[128];
@@ -145,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_saved_entry_by_id_path),
 		cmocka_unit_test(test_saved_entry_by_title_and_index),
 		cmocka_unit_test(test_plain_default_index),
+		cmocka_unit_test(test_one_line_menuentry),
 		cmocka_unit_test(test_cannot_tell),
 		cmocka_unit_test(test_limits),
 	};

@@ -177,36 +177,6 @@ static char *read_small(guestfs_h *g, const char *path, size_t max, size_t *len)
 	return data;
 }
 
-/* GRUB's default kernel (grub.cfg, grubenv), for choosing the default kernel. */
-static void find_boot_default(struct ctx *c)
-{
-	static const char *const dirs[] = {"/boot/grub", "/boot/grub2"};
-	struct gm_meta *m = &c->job->meta;
-
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		char path[64], *cfg, *env;
-		size_t cfg_len = 0, env_len = 0;
-		int ret;
-
-		snprintf(path, sizeof(path), "%s/grub.cfg", dirs[i]);
-		cfg = read_small(c->g, path, GM_GRUB_MAX_CFG, &cfg_len);
-		if (!cfg)
-			continue;
-		snprintf(path, sizeof(path), "%s/grubenv", dirs[i]);
-		env = read_small(c->g, path, GM_GRUB_MAX_CFG, &env_len);
-		ret = gm_grub_default(cfg, cfg_len, env, env_len, m->boot_default,
-				      sizeof(m->boot_default));
-		free(cfg);
-		free(env);
-		if (!ret && gm_version_valid(m->boot_default))
-			return;
-		m->boot_default[0] = '\0';
-		gm_meta_note(m, "%s/grub.cfg: cannot tell its default entry's kernel",
-			     dirs[i]);
-		return;
-	}
-}
-
 static bool name_ok(const char *name)
 {
 	size_t len = strnlen(name, MAX_NAME + 1);
@@ -217,6 +187,107 @@ static bool name_ok(const char *name)
 		if ((unsigned char)name[i] < ' ' || name[i] == 0x7f || name[i] == '/')
 			return false;
 	return true;
+}
+
+/*
+ * The Boot Loader Specification entries (the .conf files of /boot/loader/entries) into
+ * @files (room for GM_BLS_MAX_FILES + 1: one too many tells the parser the
+ * folder is over the limit). A file over GM_BLS_MAX_FILE or unreadable gets
+ * no text, which the parser refuses: GRUB would still show it.
+ */
+static size_t read_bls(guestfs_h *g, struct gm_bls_file *files)
+{
+	char *dir = resolve_dir(g, "/boot/loader/entries");
+	struct guestfs_dirent_list *ents = dir ? guestfs_readdir(g, dir) : NULL;
+	size_t n = 0;
+
+	for (uint32_t i = 0; ents && i < ents->len && n <= GM_BLS_MAX_FILES; i++) {
+		const struct guestfs_dirent *e = &ents->val[i];
+		size_t len = strlen(e->name);
+		char path[4096];
+
+		if ((e->ftyp != 'r' && e->ftyp != 'l') || !name_ok(e->name) || len <= 5 ||
+		    strcmp(e->name + len - 5, ".conf") ||
+		    gm_path(path, sizeof(path), "%s/%s", dir, e->name))
+			continue;
+		files[n].name = strdup(e->name);
+		if (!files[n].name)
+			break;
+		files[n].len = GM_BLS_MAX_FILE + 1;
+		files[n].text = read_small(g, path, GM_BLS_MAX_FILE, &files[n].len);
+		n++;
+	}
+	if (ents)
+		guestfs_free_dirent_list(ents);
+	free(dir);
+	return n;
+}
+
+static void free_bls(struct gm_bls_file *files, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free((char *)files[i].name);
+		free((char *)files[i].text);
+	}
+	free(files);
+}
+
+/*
+ * The default entry's kernel of the GRUB configuration in @dir: 0, 1 when
+ * @dir has no grub.cfg, or -errno.
+ */
+static int grub_default(guestfs_h *g, const char *dir, char *ver, size_t size)
+{
+	struct gm_grub_text t = {0};
+	struct gm_bls_file *bls;
+	char path[64], *cfg, *env;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/grub.cfg", dir);
+	cfg = read_small(g, path, GM_GRUB_MAX_CFG, &t.cfg_len);
+	if (!cfg)
+		return 1;
+	snprintf(path, sizeof(path), "%s/grubenv", dir);
+	env = read_small(g, path, GM_GRUB_MAX_CFG, &t.env_len);
+	bls = calloc(GM_BLS_MAX_FILES + 1, sizeof(*bls));
+	if (bls) {
+		t.cfg = cfg;
+		t.env = env;
+		t.bls = bls;
+		t.nr_bls = read_bls(g, bls);
+		ret = gm_grub_default(&t, ver, size);
+		free_bls(bls, t.nr_bls);
+	} else {
+		ret = -ENOMEM;
+	}
+	free(cfg);
+	free(env);
+	return ret;
+}
+
+/*
+ * GRUB's default kernel (grub.cfg, grubenv and the BLS entries grub.cfg's
+ * blscfg reads), for choosing the default kernel.
+ */
+static void find_boot_default(struct ctx *c)
+{
+	static const char *const dirs[] = {"/boot/grub", "/boot/grub2"};
+	struct gm_meta *m = &c->job->meta;
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		int ret = grub_default(c->g, dirs[i], m->boot_default,
+				       sizeof(m->boot_default));
+
+		if (!ret && gm_version_valid(m->boot_default))
+			return;
+		m->boot_default[0] = '\0';
+		if (ret == 1)
+			continue;
+		gm_meta_note(m, "%s/grub.cfg: cannot tell its default entry's kernel%s",
+			     dirs[i],
+			     ret == -E2BIG ? " (over the size or count limits)" : "");
+		return;
+	}
 }
 
 /* Copy a folder tree (regular files and folders; symlinks skipped) within the limits. */

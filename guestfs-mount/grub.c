@@ -137,8 +137,45 @@ static char *stmt_end(char *p)
 
 struct parser {
 	struct menu *m;
+	const struct gm_grub_text *t;
 	int stack[8], depth, cur;
 };
+
+/*
+ * "blscfg" at the top level: the BLS entries, in blscfg's order, become
+ * menu entries where the command stands.
+ */
+static int add_bls(struct parser *ps)
+{
+	const struct gm_grub_text *t = ps->t;
+	struct gm_bls_entry *be;
+	int n;
+
+	if (!t->nr_bls)
+		return 0;
+	if (t->nr_bls > GM_BLS_MAX_FILES)
+		return -E2BIG;
+	be = calloc(t->nr_bls, sizeof(*be));
+	if (!be)
+		return -ENOMEM;
+	n = gm_bls_entries(t->bls, t->nr_bls, be);
+	for (int i = 0; i < n; i++) {
+		struct entry *e;
+
+		if (ps->m->nr >= GM_GRUB_MAX_ENTRIES) {
+			n = -E2BIG;
+			break;
+		}
+		e = &ps->m->e[ps->m->nr++];
+		memset(e, 0, sizeof(*e));
+		e->parent = -1;
+		snprintf(e->title, sizeof(e->title), "%s", be[i].title);
+		snprintf(e->id, sizeof(e->id), "%s", be[i].id);
+		snprintf(e->ver, sizeof(e->ver), "%s", be[i].kver);
+	}
+	free(be);
+	return n < 0 ? n : 0;
+}
 
 static int open_entry(struct parser *ps, char *p, bool submenu)
 {
@@ -164,6 +201,8 @@ static int statement(struct parser *ps, char *p, char sep)
 		kw[0] = '\0';
 	if (sep == '{' && (!strcmp(kw, "menuentry") || !strcmp(kw, "submenu")))
 		return open_entry(ps, p, kw[0] == 's');
+	if (!strcmp(kw, "blscfg") && !ps->depth)
+		return add_bls(ps);
 	if (!strcmp(kw, "linux") && ps->cur >= 0)
 		linux_line(&ps->m->e[ps->cur], p);
 	else if (!strcmp(kw, "set") && !ps->depth &&
@@ -178,9 +217,11 @@ static int statement(struct parser *ps, char *p, char sep)
 	return 0;
 }
 
-static int parse_cfg(const char *cfg, size_t len, struct menu *m)
+static int parse_cfg(const struct gm_grub_text *t, struct menu *m)
 {
-	struct parser ps = {.m = m, .cur = -1};
+	struct parser ps = {.m = m, .t = t, .cur = -1};
+	const char *cfg = t->cfg;
+	size_t len = t->cfg_len;
 	size_t pos = 0;
 	char line[4096];
 
@@ -268,23 +309,22 @@ static int resolve(const struct menu *m, const char *spec, char *ver, size_t siz
 	return 0;
 }
 
-int gm_grub_default(const char *cfg, size_t cfg_len, const char *env, size_t env_len,
-		    char *ver, size_t size)
+int gm_grub_default(const struct gm_grub_text *t, char *ver, size_t size)
 {
 	struct menu m = {0};
 	char spec[FIELD_MAX];
 	int ret;
 
-	if (cfg_len > GM_GRUB_MAX_CFG || env_len > GM_GRUB_MAX_CFG)
+	if (t->cfg_len > GM_GRUB_MAX_CFG || t->env_len > GM_GRUB_MAX_CFG)
 		return -E2BIG;
 	m.e = calloc(GM_GRUB_MAX_ENTRIES, sizeof(*m.e));
 	if (!m.e)
 		return -ENOMEM;
-	ret = parse_cfg(cfg, cfg_len, &m);
+	ret = parse_cfg(t, &m);
 	if (!ret) {
 		snprintf(spec, sizeof(spec), "%s", m.deflt);
 		if (!strcmp(spec, "${saved_entry}") &&
-		    !env_value(env, env_len, "saved_entry", spec, sizeof(spec)))
+		    !env_value(t->env, t->env_len, "saved_entry", spec, sizeof(spec)))
 			spec[0] = '\0';
 		ret = spec[0] == '$' ? -ENOENT : resolve(&m, spec, ver, size);
 	}

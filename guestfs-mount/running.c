@@ -209,6 +209,7 @@ const struct gm_live *gm_running_live(struct gm_guest *g, pid_t pid)
 	char keydir[4096], err[256];
 	const char *why;
 	double now = gm_now();
+	bool same;
 
 	if (!pid || g->state != GM_READY || !g->have_meta) {
 		gm_live_release(&g->live);
@@ -217,13 +218,16 @@ const struct gm_live *gm_running_live(struct gm_guest *g, pid_t pid)
 	if (g->live.pid == pid && now - g->live_at < LIVE_TTL_S)
 		return &g->live;
 	def = gm_default_kernel(g->conf, &g->meta, &why, err, sizeof(err));
+	/* What was worked out for another inspection's kernels does not hold. */
+	same = !strcmp(g->live_key, g->key);
 	gm_live_probe(g->store->cfg->kvm_debugfs, pid, &g->meta,
 		      gm_cache_key_dir(g->store, keydir, sizeof(keydir), g->key) ? NULL
 										 : keydir,
-		      def, &g->live, &fresh);
+		      def, same ? &g->live : NULL, &fresh);
 	gm_live_release(&g->live);
 	g->live = fresh;
 	g->live_at = now;
+	memcpy(g->live_key, g->key, sizeof(g->live_key));
 	return &g->live;
 }
 

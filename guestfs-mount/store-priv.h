@@ -51,6 +51,7 @@ struct gm_guest {
 	struct gm_tree *tree; /* never NULL after init */
 	struct gm_live live;  /* what its QEMU process runs, when running */
 	double live_at;
+	char live_key[17]; /* the inspection (kernel set) live was worked out from */
 };
 
 struct gm_store {

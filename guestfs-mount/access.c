@@ -54,34 +54,34 @@ void gm_access_request_reload(void)
 	A.reload = 1;
 }
 
-/* Swap in a new policy when SIGHUP asked for one. */
-static void reload_if_asked(void)
+/*
+ * Swap in a new policy when SIGHUP asked for one. Loading it looks users
+ * and groups up (NSS: LDAP, sssd, a network away), so it happens with no
+ * lock held, and only the swap takes the write lock: readers go on with the
+ * old policy meanwhile. One caller claims each request.
+ */
+void gm_access_refresh(void)
 {
 	struct access_policy *pol, *old;
 	struct kp_err err = {0};
 
-	if (!A.reload)
+	if (!A.reload || !__atomic_exchange_n(&A.reload, 0, __ATOMIC_ACQ_REL))
 		return;
-	pthread_rwlock_wrlock(&A.lock);
-	if (A.reload) {
-		A.reload = 0;
-		if (load(A.path, A.required, &pol, &err)) {
-			gm_log("access policy %s not reloaded, the previous one stays: "
-			       "%s",
-			       A.path, err.msg);
-		} else {
-			old = A.pol;
-			A.pol = pol;
-			access_policy_free(old);
-			gm_log("access policy %s reloaded", A.path);
-		}
+	if (load(A.path, A.required, &pol, &err)) {
+		gm_log("access policy %s not reloaded, the previous one stays: %s",
+		       A.path, err.msg);
+		return;
 	}
+	pthread_rwlock_wrlock(&A.lock);
+	old = A.pol;
+	A.pol = pol;
 	pthread_rwlock_unlock(&A.lock);
+	access_policy_free(old);
+	gm_log("access policy %s reloaded", A.path);
 }
 
 static const struct access_policy *hold(void)
 {
-	reload_if_asked();
 	pthread_rwlock_rdlock(&A.lock);
 	return A.pol;
 }

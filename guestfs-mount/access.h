@@ -11,8 +11,9 @@
  *     deny exceptions): such files are presented 0444 and refused here.
  *
  * Guests the policy does not expose are hidden from everyone, root included.
- * SIGHUP makes the next request reload the policy file; a bad file is
- * logged and the previous policy stays.
+ * SIGHUP makes the next request reload the policy file (gm_access_refresh(),
+ * called by the FUSE layer before it takes any lock); a bad file is logged
+ * and the previous policy stays.
  */
 #ifndef GM_ACCESS_H
 #define GM_ACCESS_H
@@ -31,6 +32,11 @@
 int gm_access_load(const char *path, bool required, struct kp_err *err);
 /* Reload on the next request (async-signal-safe). */
 void gm_access_request_reload(void);
+/*
+ * Reload the policy if SIGHUP asked for it: its user and group lookups run
+ * with no lock held, so call it holding none (not the store's either).
+ */
+void gm_access_refresh(void);
 void gm_access_release(void);
 
 bool gm_access_exposes(const char *guest);

@@ -18,9 +18,14 @@
 #include "access.h"
 #include "store.h"
 
-/* The store the mount serves: fuse_new()'s private data. */
+/*
+ * The store the mount serves: fuse_new()'s private data. Every request
+ * starts here, before any lock is taken: the place to reload the access
+ * policy SIGHUP asked for.
+ */
 static struct gm_store *store(void)
 {
+	gm_access_refresh();
 	return fuse_get_context()->private_data;
 }
 

@@ -153,7 +153,13 @@ void gm_live_probe(const char *debugfs, pid_t pid, const struct gm_meta *meta,
 		return;
 	}
 	out->lstar = regs.lstar;
-	if (old && old->pid == pid && old->lstar == regs.lstar && old->kernel >= 0) {
+	/*
+	 * Trying the kernels reads and parses up to 16 kallsyms files of up to
+	 * 256 MiB each, with the store locked: once per pid, LSTAR and kernel
+	 * set, also when none fits, not once a second.
+	 */
+	if (old && old->pid == pid && old->lstar == regs.lstar &&
+	    (old->kernel >= 0 || old->settled)) {
 		*out = *old;
 		memset(old, 0, sizeof(*old));
 		old->kernel = -1;
@@ -181,4 +187,5 @@ void gm_live_probe(const char *debugfs, pid_t pid, const struct gm_meta *meta,
 			snprintf(out->also + strlen(out->also),
 				 sizeof(out->also) - strlen(out->also), "%s%s",
 				 out->also[0] ? " " : "", meta->kernels[i].ver);
+	out->settled = true;
 }

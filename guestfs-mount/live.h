@@ -26,14 +26,17 @@ struct gm_live {
 	size_t len;
 	char why[600];	/* what is missing, when kernel < 0 */
 	char also[256]; /* other installed kernels the LSTAR fits as well */
+	bool settled;	/* every kernel was tried against this pid and LSTAR */
 };
 
 /*
  * Work out what guest @pid runs: read its LSTAR from the KVM debugfs folder
  * @debugfs (NULL: the default), match it against the kallsyms files of
  * @meta's kernels in cache folder @keydir (preferring @def), and make the
- * relocated kallsyms. @old is reused when its pid and LSTAR are the same.
- * Always fills @out; out->kernel < 0 and out->why say what failed.
+ * relocated kallsyms. @old is reused when its pid and LSTAR are the same,
+ * whether a kernel fitted or none did: pass it only while @meta's kernels
+ * are those @old was worked out from. Always fills @out; out->kernel < 0
+ * and out->why say what failed.
  */
 void gm_live_probe(const char *debugfs, pid_t pid, const struct gm_meta *meta,
 		   const char *keydir, const struct gm_kernel *def, struct gm_live *old,

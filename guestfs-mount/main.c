@@ -178,6 +178,7 @@ static void report_hidden(const struct gm_config *cfg, FILE *out)
 static int check_config(const struct opts *o)
 {
 	const char *path = o->config;
+	struct guest_trust trust;
 	struct gm_config cfg;
 	struct kp_err err = {0};
 	int bad;
@@ -188,6 +189,12 @@ static int check_config(const struct opts *o)
 		return 1;
 	}
 	if (load_policy(o)) {
+		gm_config_release(&cfg);
+		return 1;
+	}
+	if (guest_trust_of(&cfg, &trust, &err)) {
+		fprintf(stderr, "guestfs-mount: %s: %s\n", path, err.msg);
+		gm_access_release();
 		gm_config_release(&cfg);
 		return 1;
 	}

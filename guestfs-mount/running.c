@@ -35,19 +35,84 @@ static pid_t parent_of(pid_t pid)
 	return ppid;
 }
 
+/* What one pass over /proc may still spend on processes it does not trust. */
+struct budget {
+	unsigned untrusted; /* other users' QEMUs whose descriptors may be looked at */
+	unsigned claims;    /* their -name that may be read, to log an ignored one */
+};
+
+static const struct budget PASS_BUDGET = {.untrusted = 64, .claims = 8};
+
+/* Has @pid been judged untrusted before? Remember it either way (note_lock held). */
+static bool seen_before(struct gm_store *store, pid_t pid)
+{
+	for (size_t i = 0; i < GM_MAX_IGNORED; i++)
+		if (store->ignored[i] == pid)
+			return true;
+	store->ignored[store->ignored_next++ % GM_MAX_IGNORED] = pid;
+	return false;
+}
+
+/*
+ * @pid, run by an account we do not trust, holds no guest's disk: if its
+ * -name names a configured guest, say once that it is ignored. The -name is
+ * read for a few new processes a pass, so fakes cannot make every pass read
+ * 1 MiB of each one's arguments.
+ */
+static void note_ignored(struct gm_store *store, pid_t pid, uid_t uid,
+			 const struct guest_ident *guests, size_t n, struct budget *b)
+{
+	bool seen;
+	int g;
+
+	if (!b->claims)
+		return;
+	pthread_mutex_lock(&store->note_lock);
+	seen = seen_before(store, pid);
+	pthread_mutex_unlock(&store->note_lock);
+	if (seen)
+		return;
+	b->claims--;
+	g = guest_match_name(pid, guests, n);
+	if (g >= 0)
+		gm_log("QEMU process %d runs as uid %u, not as root or %s, and holds "
+		       "none "
+		       "of guest %s's disks: its -name %s is ignored",
+		       (int)pid, (unsigned)uid,
+		       store->trust.qemu_user[0] ? store->trust.qemu_user : "a QEMU user",
+		       guests[g].name, guests[g].name);
+}
+
 /*
  * Which of @guests QEMU process @pid runs, or -1. Our own libguestfs
  * appliance is a child QEMU that holds the same disks open: never a guest.
+ * A process holding a guest's disk open is that guest whoever runs it; its
+ * -name counts only when it runs as an account we trust (guest/vmmtrust.h).
+ * Cheap tests come first: argv[0] (4 KiB read), then the process's uids.
  */
-static int qemu_guest(pid_t pid, const struct guest_ident *guests, size_t n)
+static int qemu_guest(struct gm_store *store, pid_t pid, const struct guest_ident *guests,
+		      size_t n, struct budget *b)
 {
+	uid_t uid;
 	int g;
 
 	if (pid <= 0 || pid == getpid() || !guest_is_qemu(pid) ||
 	    parent_of(pid) == getpid())
 		return -1;
-	g = guest_match_pid(pid, guests, n);
-	return g >= 0 ? g : -1;
+	if (guest_vmm_trusted(&store->trust, pid, &uid)) {
+		g = guest_match_disk(pid, guests, n);
+		if (g < 0)
+			g = guest_match_name(pid, guests, n);
+		return g >= 0 ? g : -1;
+	}
+	if (!b->untrusted)
+		return -1;
+	b->untrusted--;
+	g = guest_match_disk(pid, guests, n);
+	if (g >= 0)
+		return g;
+	note_ignored(store, pid, uid, guests, n, b);
+	return -1;
 }
 
 /* A copy of every guest's disk identities, to match with the lock dropped. */
@@ -63,22 +128,28 @@ static struct guest_ident *idents(const struct gm_store *store)
 struct gm_guest *gm_running_guest_of(struct gm_store *store, pid_t pid)
 {
 	struct guest_ident *v = idents(store);
+	struct budget b = PASS_BUDGET;
 	int g;
 
 	if (!v)
 		return NULL;
 	pthread_mutex_unlock(&store->lock);
-	g = qemu_guest(pid, v, store->nr);
+	g = qemu_guest(store, pid, v, store->nr, &b);
 	free(v);
 	pthread_mutex_lock(&store->lock);
 	return g >= 0 ? &store->guests[g] : NULL;
 }
 
-/* Every running guest's QEMU pid (at most @max), with the guest's index in @idx. */
-static size_t scan(pid_t *pids, int *idx, size_t max, const struct guest_ident *guests,
-		   size_t n)
+/*
+ * Every running guest's QEMU pid (at most @max), with the guest's index in
+ * @idx. Only matched processes take a slot: ignored ones cannot crowd out a
+ * real guest, and the work spent on them is capped per pass.
+ */
+static size_t scan(struct gm_store *store, pid_t *pids, int *idx, size_t max,
+		   const struct guest_ident *guests, size_t n)
 {
 	DIR *d = opendir("/proc");
+	struct budget b = PASS_BUDGET;
 	struct dirent *de;
 	size_t nr = 0;
 
@@ -86,7 +157,7 @@ static size_t scan(pid_t *pids, int *idx, size_t max, const struct guest_ident *
 		return 0;
 	while (nr < max && (de = readdir(d))) {
 		pid_t pid = guest_parse_pid(de->d_name);
-		int g = pid > 0 ? qemu_guest(pid, guests, n) : -1;
+		int g = pid > 0 ? qemu_guest(store, pid, guests, n, &b) : -1;
 
 		if (g >= 0) {
 			pids[nr] = pid;
@@ -110,7 +181,7 @@ void gm_running_scan(struct gm_store *store)
 	if (!v)
 		return;
 	pthread_mutex_unlock(&store->lock);
-	n = scan(pids, idx, GM_MAX_RUNNING, v, store->nr);
+	n = scan(store, pids, idx, GM_MAX_RUNNING, v, store->nr);
 	pthread_mutex_lock(&store->lock);
 	memcpy(store->run_pids, pids, n * sizeof(*pids));
 	memcpy(store->run_idx, idx, n * sizeof(*idx));
@@ -138,6 +209,7 @@ const struct gm_live *gm_running_live(struct gm_guest *g, pid_t pid)
 	char keydir[4096], err[256];
 	const char *why;
 	double now = gm_now();
+	bool same;
 
 	if (!pid || g->state != GM_READY || !g->have_meta) {
 		gm_live_release(&g->live);
@@ -146,13 +218,16 @@ const struct gm_live *gm_running_live(struct gm_guest *g, pid_t pid)
 	if (g->live.pid == pid && now - g->live_at < LIVE_TTL_S)
 		return &g->live;
 	def = gm_default_kernel(g->conf, &g->meta, &why, err, sizeof(err));
+	/* What was worked out for another inspection's kernels does not hold. */
+	same = !strcmp(g->live_key, g->key);
 	gm_live_probe(g->store->cfg->kvm_debugfs, pid, &g->meta,
 		      gm_cache_key_dir(g->store, keydir, sizeof(keydir), g->key) ? NULL
 										 : keydir,
-		      def, &g->live, &fresh);
+		      def, same ? &g->live : NULL, &fresh);
 	gm_live_release(&g->live);
 	g->live = fresh;
 	g->live_at = now;
+	memcpy(g->live_key, g->key, sizeof(g->live_key));
 	return &g->live;
 }
 

@@ -24,6 +24,7 @@
 #include "tree.h"
 
 #define GM_MAX_RUNNING 1024
+#define GM_MAX_IGNORED 1024 /* untrusted QEMU pids remembered, to log each once */
 
 enum gm_state {
 	GM_PENDING,
@@ -50,6 +51,7 @@ struct gm_guest {
 	struct gm_tree *tree; /* never NULL after init */
 	struct gm_live live;  /* what its QEMU process runs, when running */
 	double live_at;
+	char live_key[17]; /* the inspection (kernel set) live was worked out from */
 };
 
 struct gm_store {
@@ -71,6 +73,12 @@ struct gm_store {
 	int run_idx[GM_MAX_RUNNING];
 	size_t run_nr;
 	double run_at;
+	/* Whose QEMUs may claim a guest by -name; fixed at creation. */
+	struct guest_trust trust;
+	/* Untrusted QEMU processes already judged (note_lock, not lock). */
+	pthread_mutex_t note_lock;
+	pid_t ignored[GM_MAX_IGNORED];
+	size_t ignored_next;
 };
 
 /* A guest the access policy hides does not exist, for anyone. */

@@ -33,6 +33,7 @@ static void store_init_locks(struct gm_store *store)
 {
 	pthread_mutex_init(&store->lock, NULL);
 	pthread_mutex_init(&store->make_lock, NULL);
+	pthread_mutex_init(&store->note_lock, NULL);
 	pthread_cond_init(&store->changed, NULL);
 	pthread_cond_init(&store->work, NULL);
 }
@@ -51,7 +52,9 @@ int gm_store_new(const struct gm_config *cfg, const struct gm_store_hooks *hooks
 		store->hooks = *hooks;
 	store->cfg = cfg;
 	store->start_time = time(NULL);
-	ret = gm_cache_prepare(cfg->cache_dir, err);
+	ret = guest_trust_of(cfg, &store->trust, err);
+	if (!ret)
+		ret = gm_cache_prepare(cfg->cache_dir, err);
 	if (ret)
 		return ret;
 	store->guests =
@@ -94,6 +97,7 @@ void gm_store_free(struct gm_store *store)
 	free(store->guests);
 	pthread_mutex_destroy(&store->lock);
 	pthread_mutex_destroy(&store->make_lock);
+	pthread_mutex_destroy(&store->note_lock);
 	pthread_cond_destroy(&store->changed);
 	pthread_cond_destroy(&store->work);
 	free(store);

@@ -27,12 +27,16 @@ int record_state_load_guests(struct record_state *rs, const char *path, bool req
 	ret = gm_config_load(path, &rs->conf, err);
 	if (!ret)
 		ret = guest_idents_of(&rs->conf, &rs->idents);
+	if (!ret)
+		ret = guest_trust_of(&rs->conf, &rs->trust, err);
 	if (ret) {
 		gm_config_release(&rs->conf);
 		memset(&rs->conf, 0, sizeof(rs->conf));
+		free(rs->idents);
+		rs->idents = NULL;
 		if (ret == -ENOENT && !required) {
 			memset(err, 0, sizeof(*err));
-			return 0;
+			return guest_trust_of(&rs->conf, &rs->trust, err);
 		}
 	}
 	return ret;
@@ -138,10 +142,13 @@ static int note_guest(struct record_state *rs, int pid, const struct guest_ctx *
 			return -ENOMEM;
 		/*
 		 * Name it now (QEMU may be gone when recording ends), as guestfs-mount
-		 * does: by the disk image it holds open, else by its -name.
+		 * does: by the disk image it holds open, else by its -name when it
+		 * runs as root, the QEMU user or the user recording. Another user's
+		 * process calling itself web1 would have the report read web1's
+		 * symbols for its samples: it stays unnamed.
 		 */
-		if (!guest_name_of_vmm(pid, rs->idents, rs->conf.nr_guests, name,
-				       sizeof(name)))
+		if (!guest_name_of_vmm(pid, rs->idents, rs->conf.nr_guests, &rs->trust,
+				       name, sizeof(name)))
 			snprintf(g->name, sizeof(g->name), "%s", name);
 	}
 	if (ctx && ctx->lstar)

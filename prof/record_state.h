@@ -26,6 +26,7 @@ struct record_state {
 	struct kvmfeat guests;	    /* QEMU processes seen running guest code */
 	struct gm_config conf;	    /* guests.conf, to name guests by their disks */
 	struct guest_ident *idents; /* its guests' disks, by device and inode */
+	struct guest_trust trust;   /* whose QEMUs may name a guest by -name */
 	bool guest_ctx;		    /* samples end with a struct perf_sample_guest_ctx */
 	char ctx_why[160];	    /* without guest_ctx: why not (guestctx_explain) */
 	struct guestctx_table ctx;

@@ -10,6 +10,7 @@
 #include "guestid.h"
 #include "guestconf.h"
 #include "match.h"
+#include "vmmtrust.h"
 #include "kvmdebugfs.h"
 #include "guestsyms.h"
 #include "layout.h"

@@ -49,6 +49,7 @@ void gm_config_release(struct gm_config *cfg)
 	free(cfg->cache_dir);
 	free(cfg->mountpoint);
 	free(cfg->kvm_debugfs);
+	free(cfg->qemu_user);
 	for (size_t i = 0; i < GM_KIND_NR; i++)
 		free(cfg->labels[i]);
 	for (size_t i = 0; i < cfg->nr_guests; i++) {
@@ -308,6 +309,26 @@ static int global(struct parser *p, const char *key)
 	return 0;
 }
 
+/*
+ * "qemu-user USER": the account QEMU runs guests as. Only the name is kept
+ * here; lib/guest/vmmtrust.c looks it up, so parsing needs no NSS.
+ */
+static int set_qemu_user(struct parser *p, const char *val)
+{
+	int ret = global(p, "qemu-user");
+
+	if (ret)
+		return ret;
+	if (p->cfg->qemu_user)
+		return perr(p, EEXIST, "second 'qemu-user'");
+	if (!*val || strlen(val) > 32 || strspn(val, "abcdefghijklmnopqrstuvwxyz"
+						      "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+						      "0123456789_.-") != strlen(val) ||
+	    *val == '-')
+		return perr(p, EINVAL, "invalid user name '%s'", val);
+	return set_string(&p->cfg->qemu_user, val);
+}
+
 static int directive(struct parser *p, const char *key, const char *val)
 {
 	struct gm_config *cfg = p->cfg;
@@ -317,6 +338,8 @@ static int directive(struct parser *p, const char *key, const char *val)
 		return *val ? add_guest(p, val) : perr(p, EINVAL, "'guest' wants a name");
 	if (!strcmp(key, "disk"))
 		return add_disk(p, val);
+	if (!strcmp(key, "qemu-user"))
+		return set_qemu_user(p, val);
 	if (!strcmp(key, "kernel")) {
 		if (!p->guest)
 			return perr(p, EINVAL, "'kernel' outside a 'guest' block");

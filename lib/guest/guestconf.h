@@ -72,6 +72,7 @@ struct gm_config {
 	unsigned max_files;	 /* per guest, files copied out */
 	unsigned max_kernels;	 /* per guest */
 	char *labels[GM_KIND_NR]; /* NULL: the default label */
+	char *qemu_user; /* "qemu-user": who runs trusted QEMUs; NULL: libvirt's default */
 	struct gm_guest_conf *guests;
 	size_t nr_guests;
 };

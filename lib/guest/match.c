@@ -3,14 +3,18 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/fileio.h"
+#include "vmmtrust.h"
 
-#define MAX_FDS 4096 /* descriptors looked at per process */
+#define MAX_FDS	  4096 /* descriptors looked at per process */
+#define ARGV0_MAX 4096 /* PATH_MAX: a longer argv[0] names no QEMU */
 
 pid_t guest_parse_pid(const char *s)
 {
@@ -34,20 +38,38 @@ static int read_cmdline(pid_t pid, char **cmdline, size_t *len)
 	return kp_read_file(path, 1 << 20, cmdline, len, NULL);
 }
 
+/*
+ * The start of @pid's command line, NUL-terminated: argv[0] without reading
+ * the rest, which may be 1 MiB of any process's arguments.
+ */
+static int read_argv0(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return -ENOENT;
+	buf[n] = '\0';
+	return 0;
+}
+
 bool guest_is_qemu(pid_t pid)
 {
+	char argv0[ARGV0_MAX + 1];
 	const char *base;
-	char *cmdline;
-	size_t len;
-	bool qemu;
 
-	if (read_cmdline(pid, &cmdline, &len))
+	if (read_argv0(pid, argv0, sizeof(argv0)) || !argv0[0])
 		return false;
-	base = len ? strrchr(cmdline, '/') : NULL;
-	base = base ? base + 1 : cmdline;
-	qemu = len && (!strncmp(base, "qemu", 4) || !strcmp(base, "kvm"));
-	free(cmdline);
-	return qemu;
+	base = strrchr(argv0, '/');
+	base = base ? base + 1 : argv0;
+	return !strncmp(base, "qemu", 4) || !strcmp(base, "kvm");
 }
 
 int guest_idents_of(const struct gm_config *cfg, struct guest_ident **out)
@@ -84,8 +106,7 @@ static int guest_of_file(const struct stat *st, const struct guest_ident *guests
 	return -ENOENT;
 }
 
-/* The guest one of whose disks @pid holds open, or -ENOENT. */
-static int match_fds(pid_t pid, const struct guest_ident *guests, size_t n)
+int guest_match_disk(pid_t pid, const struct guest_ident *guests, size_t n)
 {
 	char dir[64], path[128];
 	struct dirent *de;
@@ -135,27 +156,43 @@ static int argv_name(pid_t pid, char *name, size_t size)
 	return ret;
 }
 
-int guest_match_pid(pid_t pid, const struct guest_ident *guests, size_t n)
+int guest_match_name(pid_t pid, const struct guest_ident *guests, size_t n)
 {
 	char name[GUEST_NAME_MAX];
+
+	if (pid <= 0 || argv_name(pid, name, sizeof(name)))
+		return -ENOENT;
+	return guest_by_name(name, guests, n);
+}
+
+int guest_match_pid(pid_t pid, const struct guest_ident *guests, size_t n,
+		    const struct guest_trust *trust)
+{
 	int found;
 
 	if (pid <= 0)
 		return -ENOENT;
-	found = match_fds(pid, guests, n);
-	if (found < 0 && !argv_name(pid, name, sizeof(name)))
-		found = guest_by_name(name, guests, n);
+	found = guest_match_disk(pid, guests, n);
+	if (found < 0 && guest_vmm_trusted(trust, pid, NULL))
+		found = guest_match_name(pid, guests, n);
 	return found;
 }
 
-int guest_name_of_vmm(pid_t pid, const struct guest_ident *guests, size_t n, char *name,
-		      size_t size)
+int guest_name_of_vmm(pid_t pid, const struct guest_ident *guests, size_t n,
+		      const struct guest_trust *trust, char *name, size_t size)
 {
-	int g = guest_match_pid(pid, guests, n);
+	int g = guest_match_pid(pid, guests, n, trust);
+	int ret;
 
 	if (g >= 0) {
 		snprintf(name, size, "%s", guests[g].name);
 		return 0;
 	}
-	return pid > 0 ? argv_name(pid, name, size) : -ENOENT;
+	ret = pid > 0 ? argv_name(pid, name, size) : -ENOENT;
+	/* An untrusted process's -name must not borrow a configured guest's. */
+	if (!ret && guest_by_name(name, guests, n) >= 0) {
+		name[0] = '\0';
+		return -EPERM;
+	}
+	return ret;
 }

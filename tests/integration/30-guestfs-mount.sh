@@ -337,6 +337,23 @@ check "by-pid/$P1 lib/modules/$V612/$kvmko is there" test -s "$MNT/by-pid/$P1/li
 check "by-pid/$P2 (-name deb1p) proc/version names $V61" grep -q "^Linux version $V61 " "$MNT/by-pid/$P2/proc/version"
 check "by-pid/<not qemu> does not exist" test ! -e "$MNT/by-pid/$$"
 
+# Any local user can start a QEMU saying -name deb1p: without deb1p's disk
+# and not running as root or the QEMU user, it is not deb1p.
+setpriv --reuid=65534 --regid=65534 --clear-groups qemu-system-x86_64 -S -display none \
+	-nodefaults -machine accel=tcg -m 32 -name guest=deb1p -daemonize \
+	-pidfile "$TMP/q-fake.pid" >/dev/null 2>&1
+PF=$(cat "$TMP/q-fake.pid" 2>/dev/null)
+QPIDS+=("$PF")
+sleep 1.1
+check "untrusted QEMU: nobody's -name deb1p is not in by-pid" \
+	bash -c "[ -n '$PF' ] && ! ls '$MNT/by-pid' | grep -qx '$PF' && [ ! -e '$MNT/by-pid/$PF' ]"
+check "untrusted QEMU: deb1p's info still names the trusted QEMU" \
+	grep -q "running: qemu pid $P2" "$MNT/deb1p/info"
+sleep 1.1
+check "untrusted QEMU: the log says once that its -name is ignored" \
+	bash -c "[ \$(grep -c 'QEMU process $PF runs as uid 65534.*-name deb1p is ignored' '$LOG') -eq 1 ]"
+kill "$PF" 2>/dev/null
+
 # A running guest's slide from its LSTAR (the kernel series' debugfs files):
 # P1 runs deb2p; its vCPU 1 reports entry_SYSCALL_64 moved by 0x2a400000.
 # Expected files are made here with perl from the link-time kallsyms: kernel

@@ -256,6 +256,39 @@ static void test_load_file(void **state)
 	gm_config_release(&cfg);
 }
 
+/*
+ * qemu-user: a global setting naming an account; one that does not exist is
+ * an error when the trust is worked out, not a silent "trust no one".
+ */
+static void test_qemu_user(void **state)
+{
+	struct guest_trust t;
+	struct gm_config cfg;
+	struct kp_err err = {0};
+
+	assert_int_equal(parse("qemu-user nobody\n", &cfg, &err), 0);
+	assert_string_equal(cfg.qemu_user, "nobody");
+	assert_int_equal(guest_trust_of(&cfg, &t, &err), 0);
+	assert_string_equal(t.qemu_user, "nobody");
+	assert_int_equal(t.nr, 2); /* root (also the caller) and nobody */
+	gm_config_release(&cfg);
+
+	assert_int_equal(parse("qemu-user no-such-user-here\n", &cfg, &err), 0);
+	assert_int_equal(guest_trust_of(&cfg, &t, &err), -EINVAL);
+	assert_string_equal(err.msg, "qemu-user no-such-user-here: no such user");
+	gm_config_release(&cfg);
+
+	assert_int_equal(parse("guest a\nqemu-user nobody\n", &cfg, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "global setting"));
+	gm_config_release(&cfg);
+	assert_int_equal(parse("qemu-user nobody\nqemu-user root\n", &cfg, &err),
+			 -EEXIST);
+	gm_config_release(&cfg);
+	assert_int_equal(parse("qemu-user a/b\n", &cfg, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "invalid user name"));
+	gm_config_release(&cfg);
+}
+
 static void write_conf(const char *path, mode_t mode)
 {
 	FILE *f = fopen(path, "w");
@@ -350,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_sizes_and_versions),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_load_checks_owner),
+		cmocka_unit_test(test_qemu_user),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -164,6 +164,42 @@ static void test_unexplained_lstar_and_no_files(void **state)
 	gm_live_release(&again);
 }
 
+/*
+ * An LSTAR no kernel fits was tried again at every refresh (once a second,
+ * under the store lock): every kallsyms file read and parsed each time. It
+ * is remembered now, until the pid, the LSTAR or the kernels change. The
+ * proof: after the first probe a kernel's file is changed so that it would
+ * fit; a retry would find it.
+ */
+static void test_unmatched_lstar_not_retried(void **state)
+{
+	char path[512];
+	struct gm_live l, again;
+	FILE *f;
+
+	(void)state;
+	lstar("0xffffffff9a200081");
+	gm_live_probe(dbg, 42, &meta, keydir, &meta.kernels[0], NULL, &l);
+	assert_int_equal(l.kernel, -1);
+	snprintf(path, sizeof(path), "%s/k/%s/kallsyms", keydir, meta.kernels[0].ver);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("ffffffff81000000 T _text\n"
+	      "ffffffff81e00081 T entry_SYSCALL_64\n",
+	      f);
+	fclose(f);
+
+	gm_live_probe(dbg, 42, &meta, keydir, &meta.kernels[0], &l, &again);
+	assert_int_equal(again.kernel, -1); /* not read again */
+	assert_non_null(strstr(again.why, "is no installed kernel"));
+	gm_live_release(&l);
+	/* A new kernel set (the caller passes no old result): tried again. */
+	gm_live_probe(dbg, 42, &meta, keydir, &meta.kernels[0], NULL, &l);
+	assert_int_equal(l.kernel, 0);
+	gm_live_release(&l);
+	gm_live_release(&again);
+}
+
 static void test_info_running_section(void **state)
 {
 	static const char json[] = "{\n  \"guest\": \"web1\"\n}\n";
@@ -202,6 +238,8 @@ int main(void)
 		cmocka_unit_test(test_slide_past_kaslr_range_excludes_kernels),
 		cmocka_unit_test(test_unexplained_lstar_and_no_files),
 		cmocka_unit_test(test_info_running_section),
+		/* Last: it rewrites a kernel's kallsyms. */
+		cmocka_unit_test(test_unmatched_lstar_not_retried),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

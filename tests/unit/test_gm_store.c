@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -395,6 +396,217 @@ static void test_running_guest(void **state)
 	stop(store);
 }
 
+#define NOBODY 65534
+
+/*
+ * Stand-ins for QEMU processes: @count shells whose argv[0] says qemu and
+ * whose arguments say "-name @name" (when not NULL), running as @uid, each
+ * holding @disk open when it is not NULL (opened before giving up root).
+ * They block reading @hold's read end and end when the test closes its write
+ * end; they are not our children (the daemon's own appliance is). Their pids
+ * go to @pids.
+ */
+static void start_fakes(const char *disk, uid_t uid, const char *name, int hold[2],
+			pid_t *pids, size_t count)
+{
+	int p[2];
+	pid_t child;
+
+	assert_int_equal(pipe(p), 0);
+	child = fork();
+	if (child == 0) {
+		close(p[0]);
+		close(hold[1]);
+		for (size_t i = 0; i < count; i++) {
+			if (fork() == 0) {
+				pid_t me = getpid();
+				int fd = disk ? open(disk, O_RDONLY) : 0;
+
+				if (fd < 0 || dup2(hold[0], 0) < 0 ||
+				    setresgid(uid, uid, uid) ||
+				    setresuid(uid, uid, uid) ||
+				    write(p[1], &me, sizeof(me)) != sizeof(me))
+					_exit(1);
+				close(p[1]);
+				execl("/bin/sh", "qemu-system-x86_64", "-c",
+				      "read x; exit 0", name ? "-name" : (char *)NULL,
+				      name, (char *)NULL);
+				_exit(127);
+			}
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	for (size_t i = 0; i < count; i++)
+		assert_int_equal(read(p[0], &pids[i], sizeof(pids[i])), sizeof(pids[i]));
+	close(p[0]);
+	waitpid(child, NULL, 0);
+	usleep(300000); /* until each has exec'ed */
+}
+
+struct find {
+	char name[16];
+	bool found;
+};
+
+static int find_name(void *ctx, const char *name, const struct gm_entry *e)
+{
+	struct find *f = ctx;
+
+	f->found |= !strcmp(f->name, name);
+	return 0;
+}
+
+/* Is @pid in by-pid/, however long the listing? */
+static bool by_pid_lists(struct gm_store *store, pid_t pid)
+{
+	struct find f = {.found = false};
+
+	snprintf(f.name, sizeof(f.name), "%d", (int)pid);
+	assert_int_equal(gm_store_list(store, "/" GUEST_TREE_BY_PID, find_name, &f), 0);
+	return f.found;
+}
+
+/* Does @g's info name @pid as its running QEMU? */
+static bool info_runs(struct gm_store *store, pid_t pid)
+{
+	char want[64];
+
+	snprintf(want, sizeof(want), "running: qemu pid %d", (int)pid);
+	return strstr(read_all(store, "/web/info"), want) != NULL;
+}
+
+/* Lines of @path that contain @needle. */
+static int count_lines(const char *path, const char *needle)
+{
+	char line[2048];
+	FILE *f = fopen(path, "r");
+	int n = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, needle) != NULL;
+	fclose(f);
+	return n;
+}
+
+/*
+ * Any local user can start a process whose argv[0] is qemu-system-x86_64
+ * with "-name web": it must not become web's running QEMU (by-pid/, and the
+ * pid, kernel and slide in web's info). Only the disk, or the account QEMU
+ * runs as, makes it one. The daemon says once that it ignores it.
+ */
+static void test_untrusted_name_ignored(void **state)
+{
+	struct fixture *fx = *state;
+	struct gm_store *store;
+	struct gm_entry e;
+	char disk[128], log[128], path[128], needle[64];
+	int hold[2], saved, fd;
+	pid_t fake, holder;
+
+	snprintf(disk, sizeof(disk), "%s/web.img", fx->dir);
+	snprintf(log, sizeof(log), "%s/log", fx->dir);
+	store = start(fx);
+	assert_int_equal(gm_store_stat(store, "/web/kallsyms", &e), 0);
+	assert_int_equal(pipe2(hold, O_CLOEXEC), 0);
+	start_fakes(NULL, NOBODY, "web", hold, &fake, 1);
+	start_fakes(disk, NOBODY, NULL, hold, &holder, 1);
+
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_int_equal(dup2(fd, 2), 2);
+	close(fd);
+	sleep(1); /* the by-pid listing is cached for a second */
+	assert_false(by_pid_lists(store, fake));
+	snprintf(path, sizeof(path), "/" GUEST_TREE_BY_PID "/%d/proc", (int)fake);
+	assert_int_equal(gm_store_stat(store, path, &e), -ENOENT);
+	assert_false(info_runs(store, fake));
+	/* Whoever holds the disk open runs the guest, whatever its account. */
+	assert_true(by_pid_lists(store, holder));
+	sleep(1);
+	assert_false(by_pid_lists(store, fake)); /* a second pass */
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	snprintf(needle, sizeof(needle), "process %d runs as uid 65534", (int)fake);
+	assert_int_equal(count_lines(log, needle), 1);
+	assert_int_equal(count_lines(log, "-name web is ignored"), 1);
+
+	close(hold[1]);
+	close(hold[0]);
+	stop(store);
+}
+
+/* "qemu-user nobody": a QEMU running as that account is believed by its -name. */
+static void test_qemu_user_trusted(void **state)
+{
+	struct fixture *fx = *state;
+	struct kp_err err = {0};
+	struct gm_store *store;
+	struct gm_entry e;
+	char text[1200];
+	int hold[2];
+	pid_t qemu;
+
+	gm_config_release(&fx->cfg);
+	snprintf(text, sizeof(text), "qemu-user nobody\n%s", fx->text);
+	assert_int_equal(gm_config_init(&fx->cfg), 0);
+	if (gm_config_parse(text, strlen(text), "test.conf", &fx->cfg, &err))
+		fail_msg("%s", err.msg);
+	store = start(fx);
+	assert_int_equal(gm_store_stat(store, "/web/kallsyms", &e), 0);
+	assert_int_equal(pipe2(hold, O_CLOEXEC), 0);
+	start_fakes(NULL, NOBODY, "web", hold, &qemu, 1);
+	sleep(1);
+	assert_true(by_pid_lists(store, qemu));
+	assert_true(info_runs(store, qemu));
+	close(hold[1]);
+	close(hold[0]);
+	stop(store);
+}
+
+/*
+ * 2000 processes of another user calling themselves web, all with lower
+ * pids than the real QEMU: they took every one of the 1024 slots of the
+ * running table, and the real guest dropped off by-pid/ and info.
+ */
+static void test_fakes_do_not_evict(void **state)
+{
+	enum { FAKES = 2000 };
+	struct fixture *fx = *state;
+	struct gm_store *store;
+	struct gm_entry e;
+	struct timespec t0, t1;
+	char disk[128];
+	pid_t *fakes = calloc(FAKES, sizeof(*fakes)), qemu;
+	int hold[2];
+
+	assert_non_null(fakes);
+	snprintf(disk, sizeof(disk), "%s/web.img", fx->dir);
+	store = start(fx);
+	assert_int_equal(gm_store_stat(store, "/web/kallsyms", &e), 0);
+	assert_int_equal(pipe2(hold, O_CLOEXEC), 0);
+	start_fakes(NULL, NOBODY, "web", hold, fakes, FAKES);
+	qemu = start_qemu(disk);
+	sleep(1);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_true(by_pid_lists(store, qemu));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	print_message("# a by-pid pass over %d fakes took %.0f ms\n", FAKES,
+		      (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+			      (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	assert_true(info_runs(store, qemu));
+	for (size_t i = 0; i < FAKES; i += 97)
+		assert_false(by_pid_lists(store, fakes[i]));
+	kill(qemu, SIGKILL);
+	close(hold[1]);
+	close(hold[0]);
+	free(fakes);
+	stop(store);
+}
+
 static void test_missing_disk(void **state)
 {
 	struct fixture *fx = *state;
@@ -420,6 +632,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failed_inspection, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_os_hint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_running_guest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_untrusted_name_ignored, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_qemu_user_trusted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fakes_do_not_evict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_disk, setup, teardown),
 	};
 

@@ -75,6 +75,7 @@ static void test_match(void **state)
 	char dir[] = "/tmp/kvmprof-gid.XXXXXX", disk[128], other[128], conf[128];
 	char name[GUEST_NAME_MAX] = "", text[512];
 	struct guest_ident *ids;
+	struct guest_trust trust;
 	struct gm_config cfg;
 	struct kp_err err = {0};
 	pid_t child;
@@ -94,31 +95,35 @@ static void test_match(void **state)
 	if (gm_config_parse(text, strlen(text), conf, &cfg, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(guest_idents_of(&cfg, &ids), 0);
+	assert_int_equal(guest_trust_of(&cfg, &trust, &err), 0);
 
 	/* The open disk wins over a -name that names another configured guest. */
 	child = start_vmm(disk, "db", &go);
-	assert_int_equal(guest_match_pid(child, ids, cfg.nr_guests), 1);
-	assert_int_equal(guest_name_of_vmm(child, ids, cfg.nr_guests, name, sizeof(name)),
-			 0);
+	assert_int_equal(guest_match_pid(child, ids, cfg.nr_guests, &trust), 1);
+	assert_int_equal(
+		guest_name_of_vmm(child, ids, cfg.nr_guests, &trust, name, sizeof(name)),
+		0);
 	assert_string_equal(name, "web2");
 	stop_vmm(child, go);
 
 	/* No disk open: -name picks the configured guest. */
 	child = start_vmm(NULL, "db", &go);
-	assert_int_equal(guest_match_pid(child, ids, cfg.nr_guests), 0);
+	assert_int_equal(guest_match_pid(child, ids, cfg.nr_guests, &trust), 0);
 	stop_vmm(child, go);
 
 	/* A guest guests.conf does not list is named by -name, and matches nothing. */
 	child = start_vmm(NULL, "elsewhere", &go);
-	assert_int_equal(guest_match_pid(child, ids, cfg.nr_guests), -ENOENT);
-	assert_int_equal(guest_name_of_vmm(child, ids, cfg.nr_guests, name, sizeof(name)),
-			 0);
+	assert_int_equal(guest_match_pid(child, ids, cfg.nr_guests, &trust), -ENOENT);
+	assert_int_equal(
+		guest_name_of_vmm(child, ids, cfg.nr_guests, &trust, name, sizeof(name)),
+		0);
 	assert_string_equal(name, "elsewhere");
 	stop_vmm(child, go);
 
-	assert_int_equal(guest_match_pid(getpid(), ids, cfg.nr_guests), -ENOENT);
-	assert_int_not_equal(
-		guest_name_of_vmm(getpid(), ids, cfg.nr_guests, name, sizeof(name)), 0);
+	assert_int_equal(guest_match_pid(getpid(), ids, cfg.nr_guests, &trust), -ENOENT);
+	assert_int_not_equal(guest_name_of_vmm(getpid(), ids, cfg.nr_guests, &trust, name,
+					       sizeof(name)),
+			     0);
 	free(ids);
 	gm_config_release(&cfg);
 	unlink(disk);

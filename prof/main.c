@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{ "record", cmd_record, "sample host and guests into a perf.data file" },
 	{ "report", cmd_report, "show where the time went, guest functions named" },
 	{ "symbols", cmd_symbols, "print or look up any kernel file's symbol table" },
+	{ "guests", cmd_guests, "list running guests: name, vCPUs, disks, kernel, slide" },
 };
 
 static void usage(FILE *out)

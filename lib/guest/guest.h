@@ -11,6 +11,7 @@
 #include "guestconf.h"
 #include "match.h"
 #include "vmmtrust.h"
+#include "vmproc.h"
 #include "kvmdebugfs.h"
 #include "guestsyms.h"
 #include "layout.h"

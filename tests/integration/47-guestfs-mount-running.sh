@@ -42,6 +42,29 @@ check "info names the running QEMU, kernel and slide" \
 	bash -c "grep -qx 'running: qemu pid $qpid' '$OUT/info.txt' &&
 		 grep -q '^running kernel: $V612' '$OUT/info.txt' &&
 		 grep -q '^slide: $slide (from the guest.s LSTAR ' '$OUT/info.txt'"
+# kvmprof guests on the real running guest, through the same mount.
+echo "# kvmprof guests in L1:" && sed 's/^/#   /' "$OUT/guests.txt" 2>/dev/null
+awk -v p="$qpid" '/^guest /{ keep = 0; buf = $0; next }
+	$1 == "pid:" { keep = ($2 == p); if (keep) print buf } keep' "$OUT/guests.txt" \
+	>"$TMP/guest.txt" 2>/dev/null
+vtid=$(awk '$2 == "CPU" && $3 == "0/KVM" { print $1 }' "$OUT/qemu-threads.txt" 2>/dev/null)
+check "kvmprof guests succeeded in L1" grep -qx "guests: 0" "$OUT/status"
+check "kvmprof guests: L2's QEMU is deb2p, named by its open disk (its -name is l2)" \
+	bash -c "grep -qx 'guest deb2p' '$TMP/guest.txt' && grep -q 'named:   by its open disk' '$TMP/guest.txt'"
+check "kvmprof guests: its vCPU thread is L2's CPU 0/KVM (tid ${vtid:-?})" \
+	grep -qx "  vcpus:   1 (cpu:tid 0:$vtid)" "$TMP/guest.txt"
+check "kvmprof guests: its disk, open" grep -q "disks:   .*deb-2part.qcow2 (open)" "$TMP/guest.txt"
+check "kvmprof guests: served by the mount" grep -q "served:  yes, /tmp/gm-mnt/deb2p" "$TMP/guest.txt"
+check "kvmprof guests: kernel $V612" grep -qx "  kernel:  $V612" "$TMP/guest.txt"
+check "kvmprof guests: slide $slide from the debugfs LSTAR and the mount's kallsyms" \
+	grep -q "slide:   $slide (LSTAR 0x[0-9a-f]* in KVM debugfs, symbols /tmp/gm-mnt/deb2p/kallsyms)" \
+	"$TMP/guest.txt"
+check "kvmprof guests --json says the same" python3 -c '
+import json, sys
+r = [g for g in json.load(open(sys.argv[1])) if g["pid"] == int(sys.argv[2])][0]
+assert r["name"] == "deb2p" and r["served"] and r["slide"] == sys.argv[3], r
+assert r["kernel"] == sys.argv[4] and [v["index"] for v in r["vcpus"]] == [0], r
+' "$OUT/guests.json" "$qpid" "$slide" "$V612"
 check "perf kvm --guestmount record and report succeeded" \
 	bash -c "grep -qx 'perf-record: 0' '$OUT/status' && grep -qx 'perf-report: 0' '$OUT/status'"
 check "perf's guest kernel map is at L2's runtime _text (from by-pid kallsyms)" \

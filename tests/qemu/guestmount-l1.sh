@@ -51,6 +51,7 @@ echo "inspected: $rc after $(echo "$(date +%s.%N) - $t0" | bc) s" >>status
 
 : >l2-kallsyms
 qemu-system-x86_64 -accel kvm -cpu host -M pc -m 256M -smp 1 -nographic -no-reboot \
+	-name l2,debug-threads=on \
 	-nic none -kernel "$VMLINUZ" -initrd "$INITRD" \
 	-append 'console=ttyS0 quiet panic=-1 workload=30' \
 	-drive "file=$DISK,format=qcow2,readonly=on,if=virtio" \
@@ -63,6 +64,10 @@ sleep 1.2 # the daemon re-scans running guests once a second
 ls "$MNT/by-pid" >by-pid.ls 2>&1
 cp "$MNT/by-pid/$qemu/proc/kallsyms" by-pid-kallsyms 2>>status
 cp "$MNT/deb2p/info" info.txt 2>>status
+"$BUILD/kvmprof" guests --guests-conf gm.conf --guestmount "$MNT" >guests.txt 2>&1
+echo "guests: $?" >>status
+"$BUILD/kvmprof" guests --guests-conf gm.conf --guestmount "$MNT" --json >guests.json 2>&1
+for t in /proc/$qemu/task/*; do echo "${t##*/} $(cat "$t/comm")"; done >qemu-threads.txt
 perf kvm --guest --guestmount="$MNT/by-pid" record -a -e cpu-clock -F 1000 -o perf-gm.data \
 	-- sleep 4 >perf-record.out 2>&1
 echo "perf-record: $?" >>status

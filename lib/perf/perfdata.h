@@ -116,6 +116,15 @@ struct pd_file {
 	uint64_t host_ksyms_size;
 	const uint8_t *guest_ctx;	/* PD_FEAT_KVMPROF_CTX blob, NULL when absent */
 	uint64_t guest_ctx_size;
+
+	/*
+	 * The recording was killed before it finished: the data is the
+	 * unfinished_records complete records up to byte unfinished_end, and
+	 * there are no header features.
+	 */
+	bool unfinished;
+	uint64_t unfinished_records;
+	uint64_t unfinished_end;
 };
 
 struct pd_sample {

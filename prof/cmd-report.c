@@ -163,6 +163,9 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	ret = session_open(&s, o.input ? o.input : "perf.data", o.sort ? o.sort : "comm,dso,sym",
 			   &o.sym, &err);
+	/* Said before the work: a short report should not look like a whole one. */
+	if (!ret)
+		output_unfinished(&s, "kvmprof report: warning: ", stderr);
 	if (!ret) {
 		s.want_host = o.host || !o.guest;
 		s.want_guest = o.guest || !o.host;

@@ -203,6 +203,20 @@ static void mismatch_header(const struct session *s, FILE *out)
 	}
 }
 
+void output_unfinished(const struct session *s, const char *prefix, FILE *out)
+{
+	const struct pd_file *f = s->file;
+	char path[1024];
+
+	if (!f->unfinished)
+		return;
+	sanitize(f->path, path, sizeof(path));
+	fprintf(out,
+		"%s%s: recording was not finished (no header): read %" PRIu64
+		" records up to byte %" PRIu64 "\n",
+		prefix, path, f->unfinished_records, f->unfinished_end);
+}
+
 static void file_header(const struct session *s, FILE *out)
 {
 	const struct pd_file *f = s->file;
@@ -228,6 +242,7 @@ static void file_header(const struct session *s, FILE *out)
 		sanitize(s->machines.host.kernel->error, a, sizeof(a));
 		fprintf(out, "# host kernel symbols: none: %s\n", a);
 	}
+	output_unfinished(s, "# warning: ", out);
 	if (f->damaged_features)
 		fprintf(out, "# warning: %u header features are damaged or lie outside the file "
 			     "(truncated?); their information is missing\n",

@@ -16,6 +16,12 @@ struct output_opts {
 	bool header;			/* the '#' header lines */
 };
 
+/*
+ * "PATH: recording was not finished (no header): read N records up to byte
+ * B", after @prefix, when the session's file is one a killed recording left.
+ */
+void output_unfinished(const struct session *s, const char *prefix, FILE *out);
+
 void output_report(const struct session *s, const struct output_opts *o, FILE *out);
 
 #endif

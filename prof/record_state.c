@@ -230,7 +230,10 @@ int record_state_finish_round(struct record_state *rs)
 				      .size = sizeof(h)};
 
 	guestkmaps_round(&rs->kmaps);
-	return pd_writer_append(rs->writer, &h, sizeof(h), &rs->err);
+	/* Each round reaches the file: a killed recording loses only the last. */
+	if (pd_writer_append(rs->writer, &h, sizeof(h), &rs->err))
+		return -rs->err.code;
+	return pd_writer_flush(rs->writer, &rs->err);
 }
 
 int record_state_write_guests(struct record_state *rs, struct kp_err *err)

@@ -415,6 +415,8 @@ static int open_common(const char *path, const void *buf, size_t len,
 	if (!ret)
 		ret = read_header(f, err);
 	if (!ret)
+		pd_recover_unfinished(f);
+	if (!ret)
 		ret = read_attrs(f, err);
 	if (!ret)
 		ret = read_features(f, err);

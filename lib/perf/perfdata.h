@@ -116,6 +116,15 @@ struct pd_file {
 	uint64_t host_ksyms_size;
 	const uint8_t *guest_ctx;	/* PD_FEAT_KVMPROF_CTX blob, NULL when absent */
 	uint64_t guest_ctx_size;
+
+	/*
+	 * The recording was killed before it finished: the data is the
+	 * unfinished_records complete records up to byte unfinished_end, and
+	 * there are no header features.
+	 */
+	bool unfinished;
+	uint64_t unfinished_records;
+	uint64_t unfinished_end;
 };
 
 struct pd_sample {
@@ -169,7 +178,13 @@ int pd_parse_id_trailer(const struct pd_file *f, const struct perf_event_header 
 
 const struct pd_evsel *pd_evsel_by_id(const struct pd_file *f, uint64_t id);
 
-/* Writer. The output appears at @path only once pd_writer_finish() succeeds. */
+/*
+ * Writer. The output takes its name at pd_writer_begin_data(), with a header
+ * that says "not finished" (data size 0) until pd_writer_finish() completes
+ * it; what pd_writer_flush() wrote survives the writer being killed.
+ * pd_writer_abort() before finishing removes it and puts back the previous
+ * file.
+ */
 struct pd_writer;
 
 int pd_writer_create(const char *path, struct pd_writer **out, struct kp_err *err);
@@ -178,6 +193,8 @@ int pd_writer_add_evsel(struct pd_writer *w, const struct perf_event_attr *attr,
 /* Call after every evsel is added and before the first pd_writer_append(). */
 int pd_writer_begin_data(struct pd_writer *w, struct kp_err *err);
 int pd_writer_append(struct pd_writer *w, const void *rec, size_t len, struct kp_err *err);
+/* Write the buffered records to the file: they are readable from then on. */
+int pd_writer_flush(struct pd_writer *w, struct kp_err *err);
 int pd_writer_set_string(struct pd_writer *w, enum pd_feature feat, const char *s);
 void pd_writer_set_nrcpus(struct pd_writer *w, uint32_t avail, uint32_t online);
 int pd_writer_set_cmdline(struct pd_writer *w, int argc, char **argv);

@@ -28,4 +28,11 @@ int pd_parse_sample_slow(const struct pd_file *f, const struct perf_event_header
 int pd_check_layout(const struct pd_file *f, const struct pd_section *feats,
 		    const int *feat_bits, size_t nr_feats, struct kp_err *err);
 
+/*
+ * A file whose recording was killed (data size 0 in the header): take as
+ * data the complete records after the data offset and set f->unfinished.
+ * Other files are left alone.
+ */
+void pd_recover_unfinished(struct pd_file *f);
+
 #endif

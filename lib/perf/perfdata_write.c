@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf.data writer. The file is built under a temporary name next to the
- * target and renamed into place only when complete, so an interrupted or
- * failed recording never destroys the user's previous perf.data (which is
- * kept as <name>.old, as perf does).
+ * perf.data writer. As perf does, the file is written in place: once the
+ * events are known, a provisional header (data size 0, no features) is
+ * written, the previous perf.data is kept as <name>.old and the new file
+ * takes the name. A recording killed outright (SIGKILL, power loss) thus
+ * leaves, under the name the user asked for, every record flushed so far,
+ * which the reader recovers. The file is created under a fresh name from
+ * mkostemp and renamed, never opened by the final name: the output folder
+ * may be one others can write. A recording that fails puts the previous
+ * file back.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +30,9 @@ struct wfeature {
 
 struct pd_writer {
 	char *path;
-	char *tmp_path;
+	char *tmp_path; /* until the file takes its name */
+	bool published; /* the file has taken its name */
+	bool kept_old;	/* the previous file was renamed to <path>.old */
 	int fd;
 	struct pd_evsel *evsels;
 	size_t nr_evsels;
@@ -113,7 +120,7 @@ int pd_writer_add_evsel(struct pd_writer *w, const struct perf_event_attr *attr,
 	return 0;
 }
 
-static int flush(struct pd_writer *w, struct kp_err *err)
+int pd_writer_flush(struct pd_writer *w, struct kp_err *err)
 {
 	int ret = write_all(w->fd, w->buf, w->buf_len);
 
@@ -123,7 +130,59 @@ static int flush(struct pd_writer *w, struct kp_err *err)
 	return 0;
 }
 
-/* Header placeholder, then attrs (each followed by its id section), then ids. */
+static int write_header(struct pd_writer *w)
+{
+	struct pd_file_header h = w->header;
+
+	if (lseek(w->fd, 0, SEEK_SET) < 0)
+		return -errno;
+	return write_all(w->fd, &h, sizeof(h));
+}
+
+static int keep_old_file(struct pd_writer *w, struct kp_err *err)
+{
+	char old[PATH_MAX];
+
+	if (access(w->path, F_OK))
+		return 0;
+	snprintf(old, sizeof(old), "%s.old", w->path);
+	if (rename(w->path, old))
+		return kp_errorf(err, errno, "%s: cannot keep the previous file as %s: %s",
+				 w->path, old, strerror(errno));
+	w->kept_old = true;
+	return 0;
+}
+
+/*
+ * What a reader finds if the recording dies from here on: a valid header
+ * whose data size 0 says "not finished", the attrs, and then the data.
+ */
+static int publish(struct pd_writer *w, struct kp_err *err)
+{
+	int ret;
+
+	w->header.magic = PD_MAGIC;
+	w->header.size = sizeof(w->header);
+	w->header.data = (struct pd_section){ w->data_start, 0 };
+	ret = write_header(w);
+	if (!ret && lseek(w->fd, (off_t)w->data_start, SEEK_SET) < 0)
+		ret = -errno;
+	if (ret)
+		return kp_errorf(err, -ret, "%s: write: %s", w->path, strerror(-ret));
+	if (keep_old_file(w, err))
+		return -err->code;
+	if (rename(w->tmp_path, w->path))
+		return kp_errorf(err, errno, "%s: %s", w->path, strerror(errno));
+	free(w->tmp_path);
+	w->tmp_path = NULL;
+	w->published = true;
+	return 0;
+}
+
+/*
+ * Attrs (each followed by its id section) and ids after the header's room,
+ * then the provisional header, and the file takes its name.
+ */
 int pd_writer_begin_data(struct pd_writer *w, struct kp_err *err)
 {
 	uint64_t attr_size = sizeof(struct perf_event_attr) + sizeof(struct pd_section);
@@ -147,12 +206,12 @@ int pd_writer_begin_data(struct pd_writer *w, struct kp_err *err)
 	w->header.attr_size = attr_size;
 	w->header.attrs = (struct pd_section){ off, w->nr_evsels * attr_size };
 	w->data_start = ids_off;
-	return 0;
+	return publish(w, err);
 }
 
 int pd_writer_append(struct pd_writer *w, const void *rec, size_t len, struct kp_err *err)
 {
-	if (w->buf_len + len > WBUF_SIZE && flush(w, err))
+	if (w->buf_len + len > WBUF_SIZE && pd_writer_flush(w, err))
 		return -err->code;
 	if (len > WBUF_SIZE) {
 		int ret = write_all(w->fd, rec, len);
@@ -333,33 +392,11 @@ static int write_features(struct pd_writer *w, struct kp_err *err)
 	return ret ? kp_errorf(err, -ret, "%s: write: %s", w->path, strerror(-ret)) : 0;
 }
 
-static int keep_old_file(const char *path, struct kp_err *err)
-{
-	char old[PATH_MAX];
-
-	if (access(path, F_OK))
-		return 0;
-	snprintf(old, sizeof(old), "%s.old", path);
-	if (rename(path, old))
-		return kp_errorf(err, errno, "%s: cannot keep the previous file as %s: %s", path,
-				 old, strerror(errno));
-	return 0;
-}
-
-static int write_header(struct pd_writer *w)
-{
-	struct pd_file_header h = w->header;
-
-	if (lseek(w->fd, 0, SEEK_SET) < 0)
-		return -errno;
-	return write_all(w->fd, &h, sizeof(h));
-}
-
 int pd_writer_finish(struct pd_writer *w, struct kp_err *err)
 {
 	int ret;
 
-	if (flush(w, err) || build_event_desc(w) || write_features(w, err))
+	if (pd_writer_flush(w, err) || build_event_desc(w) || write_features(w, err))
 		goto fail;
 	w->header.magic = PD_MAGIC;
 	w->header.size = sizeof(w->header);
@@ -370,14 +407,9 @@ int pd_writer_finish(struct pd_writer *w, struct kp_err *err)
 			  strerror(errno ? errno : EIO));
 		goto fail;
 	}
-	if (keep_old_file(w->path, err))
-		goto fail;
-	if (rename(w->tmp_path, w->path)) {
-		kp_errorf(err, errno, "%s: %s", w->path, strerror(errno));
-		goto fail;
-	}
-	free(w->tmp_path);
-	w->tmp_path = NULL;
+	/* Done: the file stays, whatever happens to the writer. */
+	w->kept_old = false;
+	w->published = false;
 	pd_writer_abort(w);
 	return 0;
 fail:
@@ -385,6 +417,18 @@ fail:
 		kp_errorf(err, ENOMEM, "%s: out of memory", w->path);
 	pd_writer_abort(w);
 	return err ? -err->code : -EIO;
+}
+
+/* A failed recording leaves the previous file where it was. */
+static void restore_old_file(struct pd_writer *w)
+{
+	char old[PATH_MAX];
+
+	snprintf(old, sizeof(old), "%s.old", w->path);
+	if (w->kept_old)
+		rename(old, w->path);
+	else if (w->published)
+		unlink(w->path);
 }
 
 void pd_writer_abort(struct pd_writer *w)
@@ -395,6 +439,7 @@ void pd_writer_abort(struct pd_writer *w)
 		close(w->fd);
 	if (w->tmp_path)
 		unlink(w->tmp_path);
+	restore_old_file(w);
 	for (size_t i = 0; i < w->nr_evsels; i++)
 		free(w->evsels[i].ids);
 	for (int f = 0; f < PD_FEAT_BITS; f++)

@@ -2,6 +2,7 @@
 /* perf.data writer/reader round trip, and damaged files failing cleanly. */
 #include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -18,13 +20,13 @@
 
 static char path[] = "/tmp/kvmprof-pd-XXXXXX";
 
-static void write_file(int nr_samples, const char *kvmprof_blob)
+/* A writer with two events and @nr_samples samples appended (not flushed). */
+static struct pd_writer *start_file(int nr_samples)
 {
 	struct perf_event_attr attr[2] = { 0 };
 	uint64_t ids0[] = { 100, 101 }, ids1[] = { 200, 201 };
 	struct pd_writer *w;
 	struct kp_err err = { 0 };
-	char *argv[] = { "kvmprof", "record", "-a" };
 
 	for (int i = 0; i < 2; i++) {
 		attr[i].type = PERF_TYPE_SOFTWARE;
@@ -50,6 +52,15 @@ static void write_file(int nr_samples, const char *kvmprof_blob)
 
 		assert_int_equal(pd_writer_append(w, &s, sizeof(s), &err), 0);
 	}
+	return w;
+}
+
+static void write_file(int nr_samples, const char *kvmprof_blob)
+{
+	struct pd_writer *w = start_file(nr_samples);
+	struct kp_err err = { 0 };
+	char *argv[] = { "kvmprof", "record", "-a" };
+
 	pd_writer_set_string(w, PD_FEAT_HOSTNAME, "testhost");
 	pd_writer_set_nrcpus(w, 4, 2);
 	pd_writer_set_cmdline(w, 3, argv);
@@ -255,6 +266,119 @@ static void test_tmp_name_not_followed(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+static uint64_t count_records(const struct pd_file *f)
+{
+	const struct perf_event_header *ev;
+	struct kp_err err = { 0 };
+	uint64_t pos = 0, n = 0;
+
+	while (pd_next(f, &pos, &ev, &err) == 1)
+		n++;
+	assert_int_equal(err.code, 0);
+	return n;
+}
+
+/*
+ * A writer killed after flushing 50 samples, with 10 more in its buffer:
+ * the file holds the 50, read with the header's "not finished" noted.
+ */
+static void test_killed_writer_read(void **state)
+{
+	struct kp_err err = { 0 };
+	struct pd_file *f;
+	struct stat st;
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct pd_writer *w = start_file(50);
+		struct perf_event_header round = { PD_RECORD_FINISHED_ROUND, 0, 8 };
+
+		if (pd_writer_flush(w, &err))
+			_exit(1);
+		for (int i = 0; i < 10; i++)
+			pd_writer_append(w, &round, sizeof(round), &err);
+		raise(SIGKILL);
+		_exit(1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(pd_open(path, &f, &err), 0);
+	assert_true(f->unfinished);
+	assert_int_equal(f->unfinished_records, 50);
+	assert_int_equal(f->unfinished_end, (uint64_t)st.st_size);
+	assert_int_equal(count_records(f), 50);
+	pd_close(f);
+
+	/* Cut inside the last record: the 49 before it. */
+	assert_int_equal(truncate(path, st.st_size - 5), 0);
+	assert_int_equal(pd_open(path, &f, &err), 0);
+	assert_true(f->unfinished);
+	assert_int_equal(f->unfinished_records, 49);
+	assert_int_equal(count_records(f), 49);
+	pd_close(f);
+}
+
+/* perf's killed file: features announced in the header, no table written. */
+static void test_killed_perf_file_read(void **state)
+{
+	struct pd_file_header h;
+	struct kp_err err = { 0 };
+	struct pd_file *f;
+	FILE *io;
+
+	write_file(20, NULL);
+	io = fopen(path, "r+");
+	assert_non_null(io);
+	assert_int_equal(fread(&h, sizeof(h), 1, io), 1);
+	assert_true(h.features[0] != 0);
+	assert_int_equal(truncate(path, (off_t)(h.data.offset + h.data.size)), 0);
+	h.data.size = 0;
+	rewind(io);
+	assert_int_equal(fwrite(&h, sizeof(h), 1, io), 1);
+	fclose(io);
+	assert_int_equal(pd_open(path, &f, &err), 0);
+	assert_true(f->unfinished);
+	assert_int_equal(f->unfinished_records, 20);
+	assert_int_equal(count_records(f), 20);
+	assert_string_equal(f->hostname, "");
+	pd_close(f);
+}
+
+/* A finished file with no records is not taken for a killed one. */
+static void test_finished_empty_file(void **state)
+{
+	struct kp_err err = { 0 };
+	struct pd_file *f;
+
+	write_file(0, NULL);
+	assert_int_equal(pd_open(path, &f, &err), 0);
+	assert_false(f->unfinished);
+	assert_string_equal(f->hostname, "testhost");
+	assert_int_equal(count_records(f), 0);
+	pd_close(f);
+}
+
+/* A recording that fails leaves the previous file, not a partial one. */
+static void test_abort_restores_previous(void **state)
+{
+	struct kp_err err = { 0 };
+	struct pd_file *f;
+	char old[64];
+
+	write_file(3, NULL);
+	snprintf(old, sizeof(old), "%s.old", path);
+	unlink(old);
+	pd_writer_abort(start_file(7));
+	assert_int_not_equal(access(old, F_OK), 0);
+	assert_int_equal(pd_open(path, &f, &err), 0);
+	assert_false(f->unfinished);
+	assert_int_equal(count_records(f), 3);
+	pd_close(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +388,10 @@ int main(void)
 		cmocka_unit_test(test_bad_record_size_names_offset),
 		cmocka_unit_test(test_not_perf_data),
 		cmocka_unit_test(test_tmp_name_not_followed),
+		cmocka_unit_test(test_killed_writer_read),
+		cmocka_unit_test(test_killed_perf_file_read),
+		cmocka_unit_test(test_finished_empty_file),
+		cmocka_unit_test(test_abort_restores_previous),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,116 @@
+#!/bin/bash
+# kvmprof record stopped by SIGINT, SIGTERM and SIGKILL one second into a
+# workload: the first two leave a complete perf.data (read by kvmprof report
+# and perf report, header features present, sample count stated); SIGKILL
+# leaves, under the output name, the records written so far, which report
+# reads up to the last complete one with a warning naming the file.
+. "$(dirname "$0")/../lib.sh"
+
+cat >"$TMP/spinner.c" <<'C'
+#include <stdlib.h>
+#include <time.h>
+__attribute__((noinline)) void kvmprof_spin_here(double secs)
+{
+	volatile unsigned long x = 0;
+	time_t end = time(NULL) + (time_t)secs;
+
+	while (time(NULL) < end)
+		for (int i = 0; i < 1000000; i++)
+			x += (unsigned long)i;
+}
+int main(int argc, char **argv)
+{
+	kvmprof_spin_here(argc > 1 ? atof(argv[1]) : 1);
+	return 0;
+}
+C
+cc -O1 -g -o "$TMP/spinner" "$TMP/spinner.c" || { fail "build the spinner"; exit 1; }
+
+# record_and_signal SIG FILE: record the spinner (30 s) into FILE, send SIG
+# to kvmprof after 1 s of it, wait for it (10 s at most). Sets RC (exit status) and
+# leaves kvmprof's stderr in FILE.err.
+record_and_signal() {
+	local sig=$1 f=$2 pid child
+	"$KVMPROF" record -o "$f" -- "$TMP/spinner" 30 >/dev/null 2>"$f.err" &
+	pid=$!
+	# One second of recording: from the workload's exec, which record
+	# allows once its events are open and enabled (startup takes a while).
+	for _ in $(seq 100); do
+		child=$(pgrep -P "$pid")
+		[ -n "$child" ] && [ "$(cat "/proc/$child/comm" 2>/dev/null)" = spinner ] && break
+		sleep 0.1
+	done
+	sleep 1
+	kill -s "$sig" "$pid"
+	for _ in $(seq 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid"
+		RC=timeout
+	fi
+	wait "$pid"
+	local rc=$?
+	[ "${RC-}" = timeout ] || RC=$rc
+	# After SIGKILL nobody stops the workload.
+	[ -n "$child" ] && kill -KILL "$child" 2>/dev/null
+}
+
+# Samples the report counted, from "# Samples: N of event ...".
+report_samples() { sed -n 's/^# Samples: \([0-9]*\) .*/\1/p' "$1" | head -1; }
+event_count() { sed -n 's/^# Event count (approx.): //p' | head -1; }
+
+for sig in INT TERM; do
+	F=$TMP/$sig.data
+	RC=
+	record_and_signal "$sig" "$F"
+	check "SIG$sig: record exits 0 within 10 s (status $RC)" test "$RC" = 0
+	check "SIG$sig: no temporary file left next to the output" \
+		bash -c "! ls '$TMP' | grep -q '^$sig\.data\.tmp'"
+	written=$(sed -n 's/.*wrote .*: \([0-9]*\) samples.*/\1/p' "$F.err")
+	check "SIG$sig: record states how many samples it wrote ($written)" \
+		test -n "$written" -a "${written:-0}" -gt 0
+	"$KVMPROF" report -i "$F" --stdio >"$F.k" 2>"$F.kerr"
+	check "SIG$sig: kvmprof report reads the file, no warning" \
+		bash -c "test -s '$F.k' && ! grep -qi 'warning\|not finished' '$F.k' '$F.kerr'"
+	check "SIG$sig: report shows the workload's function" grep -q kvmprof_spin_here "$F.k"
+	check "SIG$sig: header features present (hostname, cmdline)" \
+		bash -c "grep -q '^# hostname: ' '$F.k' && grep -q '^# cmdline: kvmprof record' '$F.k'"
+	check "SIG$sig: report counts the samples record wrote ($(report_samples "$F.k"))" \
+		test "$(report_samples "$F.k")" = "$written"
+	perf report -i "$F" --stdio >"$F.p" 2>"$F.perr"
+	check "SIG$sig: perf report reads the file" grep -q kvmprof_spin_here "$F.p"
+	# perf abbreviates "# Samples: 2K": count its samples with perf script.
+	perf_samples=$(perf script -i "$F" -F period 2>/dev/null | wc -l)
+	check "SIG$sig: perf counts the same samples ($perf_samples)" \
+		test "$perf_samples" = "$written"
+	check "SIG$sig: perf report has the same event count" \
+		test "$(event_count <"$F.p")" = "$(event_count <"$F.k")"
+	check "SIG$sig: perf sees the header features" \
+		bash -c "perf report -i '$F' --header-only 2>/dev/null | grep -q '^# hostname : ' &&
+			perf report -i '$F' --header-only 2>/dev/null | grep -q '^# cmdline : .*kvmprof'"
+done
+
+F=$TMP/KILL.data
+RC=
+echo previous >"$F"
+record_and_signal KILL "$F"
+check "SIGKILL: record died of the signal (status $RC)" test "$RC" = 137
+check "SIGKILL: the data is under the output name" \
+	bash -c "test \$(stat -c %s '$F') -gt 4096"
+check "SIGKILL: the previous file was kept as .old" grep -qx previous "$F.old"
+"$KVMPROF" report -i "$F" --stdio >"$F.k" 2>"$F.kerr"
+krc=$?
+sed -n 's/^kvmprof report: warning: /# /p' "$F.kerr"
+check "SIGKILL: kvmprof report exits 0 (status $krc)" test "$krc" = 0
+check "SIGKILL: a warning names the file, records and byte read" \
+	grep -qE "KILL\.data: recording was not finished \(no header\): read [1-9][0-9]* records up to byte [1-9][0-9]*" \
+	"$F.kerr"
+check "SIGKILL: report shows the samples written before the kill" \
+	bash -c "grep -q kvmprof_spin_here '$F.k' && test \"\$(sed -n 's/^# Samples: \([0-9]*\) .*/\1/p' '$F.k' | head -1)\" -gt 0"
+# The same file cut inside a record: still read, up to the record before.
+size=$(stat -c %s "$F")
+head -c $((size - 5)) "$F" >"$TMP/KILLcut.data"
+check "SIGKILL, cut inside a record: read up to the last complete record" \
+	bash -c "'$KVMPROF' report -i '$TMP/KILLcut.data' 2>&1 >/dev/null | grep -q 'KILLcut.data: recording was not finished'"

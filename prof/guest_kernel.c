@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -81,21 +82,76 @@ static bool try_file(const char *path, struct guest_kernel *k, char *tried, size
 	return true;
 }
 
+/*
+ * guestfs-mount's answer for a guest it sees running: its info says
+ * "running: qemu pid P", "running kernel: K" and "slide: S (from the
+ * guest's LSTAR ...)". 1 when it names @pid (and fills @k), 0 when it names
+ * another pid or none, -1 when there is no info. While a guest runs, the
+ * daemon serves its kallsyms relocated, so the tree cannot give the slide.
+ */
+static int daemon_running(const struct guestsyms_opts *o, const char *name, pid_t pid,
+			  struct guest_kernel *k)
+{
+	char path[GUESTSYMS_PATH_MAX], line[256], kernel[128] = "", slide[32] = "";
+	int running = 0, found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s/" GUEST_F_INFO,
+		 o->mount ? o->mount : GUEST_MOUNT_DEFAULT, name);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	for (int lines = 0; lines < 4096 && fgets(line, sizeof(line), f); lines++) {
+		/* A line longer than the buffer is a guest's string: skip it whole. */
+		if (!strchr(line, '\n') && !feof(f)) {
+			int c;
+
+			while ((c = fgetc(f)) != EOF && c != '\n')
+				;
+			continue;
+		}
+		if (sscanf(line, "running: qemu pid %d", &running) == 1)
+			found = running == (int)pid ? 1 : found;
+		else if (running == (int)pid && !kernel[0])
+			sscanf(line, "running kernel: %127s", kernel);
+		else if (running == (int)pid)
+			sscanf(line, "slide: %31[-0-9a-fx]", slide);
+	}
+	fclose(f);
+	if (found != 1 || !kernel[0] || !slide[0])
+		return running ? 0 : -1;
+	k->slide = (int64_t)strtoll(slide, NULL, 16);
+	k->have_slide = true;
+	snprintf(k->release, sizeof(k->release), "%s", kernel);
+	snprintf(k->symbols, sizeof(k->symbols), "%s", path);
+	k->from_daemon = true;
+	return 1;
+}
+
 void guest_kernel_find(const struct guestsyms_opts *o, const char *name, pid_t pid,
 		       struct guest_kernel *k)
 {
 	struct guestsyms_file files[GUESTSYMS_FILES_MAX];
 	char tried[sizeof(k->why)] = "";
+	bool relocated = false;
 	int n;
 
 	memset(k, 0, sizeof(*k));
 	release_of(o, name, pid, k);
 	if (!read_lstar(pid, k))
 		return;
+	if (name && !o->vmlinux && !o->kallsyms) {
+		int d = daemon_running(o, name, pid, k);
+
+		if (d == 1)
+			return;
+		relocated = d == 0;
+	}
 	n = guestsyms_kernel_files(o, name, (int)pid, files, GUESTSYMS_FILES_MAX);
 	for (int i = 0; i < n; i++) {
 		/* A relocated table (by-pid proc/kallsyms) has no slide to find. */
-		if (files[i].runtime || (!files[i].given && access(files[i].path, F_OK)))
+		if (files[i].runtime ||
+		    (!files[i].given && (relocated || access(files[i].path, F_OK))))
 			continue;
 		if (try_file(files[i].path, k, tried, sizeof(tried)))
 			return;

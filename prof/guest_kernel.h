@@ -12,7 +12,8 @@
 struct guest_kernel {
 	char release[128];		  /* "" when unknown */
 	char symbols[GUESTSYMS_PATH_MAX]; /* the table the slide was found with */
-	uint64_t lstar;			  /* 0 when unknown */
+	bool from_daemon; /* guestfs-mount's info gave the slide (@symbols: that file) */
+	uint64_t lstar;	  /* 0 when unknown */
 	bool have_slide;
 	int64_t slide;
 	char why[1200]; /* without a slide: why not */

@@ -58,7 +58,8 @@ static void text_kernel(FILE *out, const struct guest_kernel *k)
 	sanitize(k->symbols, buf, sizeof(buf));
 	fprintf(out, "  slide:   ");
 	print_slide(out, k->slide);
-	fprintf(out, " (LSTAR %#" PRIx64 " in KVM debugfs, symbols %s)\n", k->lstar, buf);
+	fprintf(out, " (LSTAR %#" PRIx64 " in KVM debugfs, %s %s)\n", k->lstar,
+		k->from_daemon ? "as guestfs-mount found it:" : "symbols", buf);
 }
 
 static void text_row(FILE *out, const struct guest_row *r, const char *mount)
@@ -145,10 +146,13 @@ static void json_kernel(FILE *out, const struct guest_kernel *k)
 		print_slide(out, k->slide);
 		fprintf(out, "\", \"symbols\": ");
 		json_str(out, k->symbols);
+		fprintf(out, ", \"slide_from\": \"%s\"",
+			k->from_daemon ? "guestfs-mount" : "symbols");
 		fprintf(out, ", \"slide_unknown_because\": null");
 	} else {
-		fprintf(out, ", \"slide\": null, \"symbols\": null, "
-			     "\"slide_unknown_because\": ");
+		fprintf(out,
+			", \"slide\": null, \"symbols\": null, \"slide_from\": null, "
+			"\"slide_unknown_because\": ");
 		json_str(out, k->why);
 	}
 }

@@ -56,13 +56,17 @@ check "kvmprof guests: its vCPU thread is L2's CPU 0/KVM (tid ${vtid:-?})" \
 check "kvmprof guests: its disk, open" grep -q "disks:   .*deb-2part.qcow2 (open)" "$TMP/guest.txt"
 check "kvmprof guests: served by the mount" grep -q "served:  yes, /tmp/gm-mnt/deb2p" "$TMP/guest.txt"
 check "kvmprof guests: kernel $V612" grep -qx "  kernel:  $V612" "$TMP/guest.txt"
-check "kvmprof guests: slide $slide from the debugfs LSTAR and the mount's kallsyms" \
-	grep -q "slide:   $slide (LSTAR 0x[0-9a-f]* in KVM debugfs, symbols /tmp/gm-mnt/deb2p/kallsyms)" \
+check "kvmprof guests: slide $slide, the debugfs LSTAR's, as guestfs-mount found it" \
+	grep -q "slide:   $slide (LSTAR 0x[0-9a-f]* in KVM debugfs, as guestfs-mount found it: /tmp/gm-mnt/deb2p/info)" \
 	"$TMP/guest.txt"
+check "kvmprof guests --guestvmlinux: slide $slide from the debugfs LSTAR and the vmlinuz" \
+	grep -q "slide:   $slide (LSTAR 0x[0-9a-f]* in KVM debugfs, symbols $VMLINUZ)" \
+	"$OUT/guests-vmlinuz.txt"
 check "kvmprof guests --json says the same" python3 -c '
 import json, sys
 r = [g for g in json.load(open(sys.argv[1])) if g["pid"] == int(sys.argv[2])][0]
 assert r["name"] == "deb2p" and r["served"] and r["slide"] == sys.argv[3], r
+assert r["slide_from"] == "guestfs-mount", r
 assert r["kernel"] == sys.argv[4] and [v["index"] for v in r["vcpus"]] == [0], r
 ' "$OUT/guests.json" "$qpid" "$slide" "$V612"
 check "perf kvm --guestmount record and report succeeded" \

@@ -67,6 +67,9 @@ cp "$MNT/deb2p/info" info.txt 2>>status
 "$BUILD/kvmprof" guests --guests-conf gm.conf --guestmount "$MNT" >guests.txt 2>&1
 echo "guests: $?" >>status
 "$BUILD/kvmprof" guests --guests-conf gm.conf --guestmount "$MNT" --json >guests.json 2>&1
+# The same from the guest's kernel image alone, as report would with it.
+"$BUILD/kvmprof" guests --guests-conf gm.conf --guestmount "$MNT" --guestvmlinux "$VMLINUZ" \
+	>guests-vmlinuz.txt 2>&1
 for t in /proc/$qemu/task/*; do echo "${t##*/} $(cat "$t/comm")"; done >qemu-threads.txt
 perf kvm --guest --guestmount="$MNT/by-pid" record -a -e cpu-clock -F 1000 -o perf-gm.data \
 	-- sleep 4 >perf-record.out 2>&1

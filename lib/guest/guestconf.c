@@ -51,6 +51,9 @@ void gm_config_release(struct gm_config *cfg)
 	free(cfg->kvm_debugfs);
 	for (size_t i = 0; i < GM_KIND_NR; i++)
 		free(cfg->labels[i]);
+	for (size_t i = 0; i < cfg->nr_allow_backing; i++)
+		free(cfg->allow_backing[i]);
+	free(cfg->allow_backing);
 	for (size_t i = 0; i < cfg->nr_guests; i++) {
 		struct gm_guest_conf *g = &cfg->guests[i];
 
@@ -308,6 +311,39 @@ static int global(struct parser *p, const char *key)
 	return 0;
 }
 
+/*
+ * "allow-backing DIR": qcow2 backing and data files may lie in DIR (below it,
+ * at any depth). The rest of the line is the path, as for 'disk'.
+ */
+static int add_allow_backing(struct parser *p, const char *val)
+{
+	struct gm_config *cfg = p->cfg;
+	char **grown, *dir;
+	int ret = global(p, "allow-backing");
+
+	if (ret)
+		return ret;
+	if (*val != '/')
+		return perr(p, EINVAL,
+			    "'allow-backing' wants an absolute folder, not '%s'", val);
+	if (strlen(val) >= 4096)
+		return perr(p, ENAMETOOLONG, "allow-backing path too long");
+	if (cfg->nr_allow_backing >= GM_MAX_ALLOW_BACKING)
+		return perr(p, E2BIG,
+			    "too many 'allow-backing' folders (the limit is %d)",
+			    GM_MAX_ALLOW_BACKING);
+	grown = realloc(cfg->allow_backing,
+			(cfg->nr_allow_backing + 1) * sizeof(*cfg->allow_backing));
+	if (!grown)
+		return -ENOMEM;
+	cfg->allow_backing = grown;
+	dir = strdup(val);
+	if (!dir)
+		return -ENOMEM;
+	cfg->allow_backing[cfg->nr_allow_backing++] = dir;
+	return 0;
+}
+
 static int directive(struct parser *p, const char *key, const char *val)
 {
 	struct gm_config *cfg = p->cfg;
@@ -317,6 +353,8 @@ static int directive(struct parser *p, const char *key, const char *val)
 		return *val ? add_guest(p, val) : perr(p, EINVAL, "'guest' wants a name");
 	if (!strcmp(key, "disk"))
 		return add_disk(p, val);
+	if (!strcmp(key, "allow-backing"))
+		return add_allow_backing(p, val);
 	if (!strcmp(key, "kernel")) {
 		if (!p->guest)
 			return perr(p, EINVAL, "'kernel' outside a 'guest' block");

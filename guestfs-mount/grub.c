@@ -21,7 +21,7 @@ struct entry {
 
 struct menu {
 	struct entry *e;
-	size_t nr;
+	size_t nr, alloc;
 	char deflt[FIELD_MAX]; /* the last "set default=" value */
 };
 
@@ -85,6 +85,16 @@ static int add_entry(struct menu *m, char *p, int parent, bool submenu)
 
 	if (m->nr >= GM_GRUB_MAX_ENTRIES)
 		return -E2BIG;
+	if (m->nr == m->alloc) {
+		/* Grown as entries come: most configurations have a handful. */
+		size_t n = m->alloc ? 2 * m->alloc : 16;
+
+		e = realloc(m->e, n * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		m->e = e;
+		m->alloc = n;
+	}
 	e = &m->e[m->nr];
 	memset(e, 0, sizeof(*e));
 	e->parent = parent;
@@ -217,9 +227,6 @@ int gm_grub_default(const char *cfg, size_t cfg_len, const char *env, size_t env
 
 	if (cfg_len > GM_GRUB_MAX_CFG || env_len > GM_GRUB_MAX_CFG)
 		return -E2BIG;
-	m.e = calloc(GM_GRUB_MAX_ENTRIES, sizeof(*m.e));
-	if (!m.e)
-		return -ENOMEM;
 	ret = parse_cfg(cfg, cfg_len, &m);
 	if (!ret) {
 		snprintf(spec, sizeof(spec), "%s", m.deflt);

@@ -8,7 +8,8 @@ BUILD=$1
 C=$BUILD/fuzz-corpus
 mkdir -p "$C"/{fuzz_kallsyms,fuzz_elfsyms,fuzz_kimage,fuzz_decompress,fuzz_perfdata,fuzz_symsrc} \
 	"$C"/{fuzz_guestconf,fuzz_accesspolicy,fuzz_grub,fuzz_perffeat}
-[ -f "$C/.seeded" ] && exit 0
+# Bumped when targets or seeds are added, so that older corpora get them.
+[ -f "$C/.seeded-2" ] && exit 0
 W=$(mktemp -d /tmp/kvmprof-seeds.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
@@ -76,4 +77,4 @@ feat_seeds() {
 for f in "$C"/fuzz_perfdata/*; do
 	feat_seeds "$f" "$(basename "$f")"
 done
-touch "$C/.seeded"
+touch "$C/.seeded-2"

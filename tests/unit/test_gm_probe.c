@@ -389,6 +389,46 @@ static void test_data_file(void **state)
 	assert_int_equal(sh("rm -rf %s", dir), 0);
 }
 
+/*
+ * qemu-img's output is read into a bounded buffer. Cut short, the part with
+ * "backing-filename" could be missing, and the chain would seem to end at
+ * the disk: output that fills the buffer is refused. A qemu-img first in
+ * PATH prints 70 KB of an image with no backing file.
+ */
+static void test_info_output_bounded(void **state)
+{
+	char dir[] = "/tmp/gm-probe-XXXXXX", q[64], bin[64], script[80];
+	char *old_path = strdup(getenv("PATH")), *new_path;
+	struct gm_disk_info info;
+	struct kp_err err;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	work_dir = dir;
+	snprintf(q, sizeof(q), "%s/web1.qcow2", dir);
+	snprintf(bin, sizeof(bin), "%s/bin", dir);
+	assert_int_equal(sh("qemu-img create -q -f qcow2 %s 1M && mkdir %s", q, bin), 0);
+	snprintf(script, sizeof(script), "%s/qemu-img", bin);
+	f = fopen(script, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\n"
+		   "printf '{\"virtual-size\": 1048576, \"pad\": \"'\n"
+		   "head -c 70000 /dev/zero | tr '\\0' x\n"
+		   "printf '\"}\\n'\n");
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(script, 0755), 0);
+	assert_true(asprintf(&new_path, "%s:%s", bin, old_path) > 0);
+	setenv("PATH", new_path, 1);
+	assert_int_equal(identify(q, GM_FMT_QCOW2, false, &info, &err), -EIO);
+	setenv("PATH", old_path, 1);
+	assert_non_null(strstr(err.msg, q));
+	assert_non_null(strstr(err.msg, "qemu-img info printed more than"));
+
+	free(new_path);
+	free(old_path);
+	assert_int_equal(sh("rm -rf %s", dir), 0);
+}
+
 /* A qemu-img first in PATH that logs each output file and its folder's mode. */
 static void spy_qemu_img(const char *bin, const char *log)
 {
@@ -474,6 +514,7 @@ int main(void)
 		cmocka_unit_test(test_identify),
 		cmocka_unit_test(test_backing_chain),
 		cmocka_unit_test(test_data_file),
+		cmocka_unit_test(test_info_output_bounded),
 		cmocka_unit_test(test_head_copy_is_private),
 	};
 

@@ -165,6 +165,14 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
 	$(say) FUZZ $@
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(PKG_LIBS)
 
+# Daemon files a fuzz target covers are built in with it.
+$(BUILD)/fuzz/fuzz_grub: tests/fuzz/fuzz_grub.c guestfs-mount/grub.c guestfs-mount/bls.c $(LIB_SRC)
+	@mkdir -p $(dir $@)
+	$(say) FUZZ $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -Iguestfs-mount -o $@ $< guestfs-mount/grub.c guestfs-mount/bls.c \
+		$(LIB_SRC) \
+		$(PKG_LIBS)
+
 fuzz: $(FUZZ_BIN)
 
 # Dependencies: Debian packages, then the fixed libguestfs appliance.

@@ -67,8 +67,7 @@ int gm_cache_identify(struct gm_guest *g, struct kp_err *err)
 	struct gm_disk_info ids[GM_MAX_DISKS];
 
 	for (size_t i = 0; i < g->conf->nr_disks; i++) {
-		int ret = gm_disk_identify(&g->conf->disks[i], cfg->cache_dir,
-					   cfg->libguestfs_overlay, &ids[i], err);
+		int ret = gm_disk_identify(&g->conf->disks[i], cfg, &ids[i], err);
 
 		if (ret)
 			return ret;

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "backing.h"
 #include "util.h"
 
 extern char **environ;
@@ -162,7 +163,11 @@ static void first_line(char *s)
 	s[strcspn(s, "\n")] = '\0';
 }
 
-/* The JSON string value of "key" in @json, unescaped into @out. */
+/*
+ * The JSON string value of "key" in @json, unescaped into @out. Only \" \\
+ * and \/ are taken: any other escape stands for a character no file name
+ * we accept has, and the value is refused rather than misread.
+ */
 static bool json_string(const char *json, const char *key, char *out, size_t size)
 {
 	char pat[64];
@@ -174,8 +179,8 @@ static bool json_string(const char *json, const char *key, char *out, size_t siz
 	if (!p)
 		return false;
 	for (p += strlen(pat); *p && *p != '"'; p++) {
-		if (*p == '\\' && p[1])
-			p++;
+		if (*p == '\\' && (!*++p || !strchr("\"\\/", *p)))
+			return false;
 		if (n + 1 >= size)
 			return false;
 		out[n++] = *p;
@@ -195,13 +200,34 @@ static int qemu_img_failed(struct kp_err *err, const char *path, const char *wha
 			 out[0] ? out : "failed");
 }
 
+#define INFO_MAX (1 << 16) /* qemu-img info of one image; more is refused */
+
+/* An external data file: QEMU opens it as the image's data, so it is checked. */
+static int check_data_file(const struct gm_config *cfg, const struct gm_layer *l,
+			   const char *out, char *name, struct kp_err *err)
+{
+	if (!strstr(out, "\"data-file\":"))
+		return 0;
+	if (!json_string(out, "data-file", name, CHAIN_PATH_MAX))
+		return kp_errorf(err, EIO,
+				 "disk %s: layer %d (%s): cannot read its data file",
+				 l->disk, l->depth, l->image);
+	return gm_backing_check(cfg, l, "data file", name, err);
+}
+
 /*
  * One step down a qcow2 backing chain: 1 with @cur and @fmt set to the next
- * qcow2 image, 0 at the end of the chain, or a negative errno.
+ * qcow2 image, 0 at the end of the chain, or a negative errno. The backing
+ * file is checked before anything opens it: qemu-img info (without
+ * --backing-chain) reads only the image it is given.
  */
-static int qcow2_next(const char *path, const char *out, char *cur, char *fmt,
-		      size_t fmt_size, struct kp_err *err)
+static int qcow2_next(const struct gm_config *cfg, const struct gm_layer *l,
+		      const char *out, char *cur, char *fmt, size_t fmt_size,
+		      struct kp_err *err)
 {
+	const char *path = l->disk;
+	int ret;
+
 	if (!strstr(out, "\"backing-filename\":"))
 		return 0;
 	if (!json_string(out, "backing-filename-format", fmt, fmt_size))
@@ -210,48 +236,81 @@ static int qcow2_next(const char *path, const char *out, char *cur, char *fmt,
 				 "QEMU would probe it; "
 				 "record it (qemu-img rebase -u -F FORMAT)",
 				 path);
-	if (strcmp(fmt, "qcow2"))
-		return 0; /* raw (or another leaf format): the chain ends here */
+	/* Others name files of their own (vmdk extents) or are no files (vvfat). */
+	if (strcmp(fmt, "qcow2") && strcmp(fmt, "raw"))
+		return kp_errorf(err, EPERM,
+				 "disk %s: layer %d (%s): backing format %s is not raw "
+				 "or qcow2",
+				 path, l->depth, l->image, fmt);
+	/* As QEMU resolves it: relative to the image that names it. */
 	if (!json_string(out, "full-backing-filename", cur, CHAIN_PATH_MAX))
 		return kp_errorf(err, EIO, "disk %s: cannot follow its backing chain",
 				 path);
-	return 1;
+	ret = gm_backing_check(cfg, l, "backing file", cur, err);
+	if (ret)
+		return ret;
+	return strcmp(fmt, "qcow2") ? 0 : 1; /* a raw backing file ends the chain */
+}
+
+/* qemu-img info of one image of the chain, read whole. */
+static int layer_info(const struct gm_layer *l, const char *fmt, char *out,
+		      struct kp_err *err)
+{
+	if (qemu_img(out, INFO_MAX, "info", "-U", "--output=json", "-f", fmt, l->image,
+		     NULL))
+		return qemu_img_failed(err, l->disk, "qemu-img info", out);
+	/* Cut short, a missing "backing-filename" would end the chain early. */
+	if (strlen(out) >= INFO_MAX - 1)
+		return kp_errorf(err, EIO,
+				 "disk %s: layer %d (%s): qemu-img info printed more "
+				 "than %d bytes",
+				 l->disk, l->depth, l->image, INFO_MAX - 1);
+	return 0;
 }
 
 /*
  * qemu-img info of a qcow2 disk, one image at a time down its backing chain,
  * each opened with its recorded format: a backing file without one would be
- * probed (and its content is the guest's), so it is refused.
+ * probed (and its content is the guest's), so it is refused. Every backing
+ * and data file is checked (gm_backing_check()) before any qemu-img opens it.
  */
-static int qcow2_info(const char *path, uint64_t *vsize, struct kp_err *err)
+static int qcow2_info(const struct gm_config *cfg, const char *path, uint64_t *vsize,
+		      struct kp_err *err)
 {
-	char *out = malloc(1 << 16), *cur = malloc(CHAIN_PATH_MAX), fmt[16] = "qcow2";
+	char *out = malloc(INFO_MAX), *cur = malloc(CHAIN_PATH_MAX), fmt[16] = "qcow2";
+	char *data = malloc(CHAIN_PATH_MAX), *image = malloc(CHAIN_PATH_MAX);
 	int ret = 1;
 
-	if (!out || !cur) {
+	if (!out || !cur || !data || !image) {
 		ret = kp_errorf(err, ENOMEM, "disk %s: out of memory", path);
 		goto done;
 	}
 	snprintf(cur, CHAIN_PATH_MAX, "%s", path);
-	for (int depth = 0; depth < 16 && ret > 0; depth++) {
-		if (qemu_img(out, 1 << 16, "info", "-U", "--output=json", "-f", fmt, cur,
-			     NULL)) {
-			ret = qemu_img_failed(err, path, "qemu-img info", out);
+	for (int depth = 0; depth < GM_CHAIN_MAX && ret > 0; depth++) {
+		struct gm_layer l = {.disk = path, .image = image, .depth = depth};
+
+		memcpy(image, cur, CHAIN_PATH_MAX);
+		ret = layer_info(&l, fmt, out, err);
+		if (ret)
 			goto done;
-		}
 		if (!depth) {
 			const char *v = strstr(out, "\"virtual-size\":");
 
 			*vsize = v ? strtoull(v + 15, NULL, 10) : 0;
 		}
-		ret = qcow2_next(path, out, cur, fmt, sizeof(fmt), err);
+		ret = check_data_file(cfg, &l, out, data, err);
+		if (!ret)
+			ret = qcow2_next(cfg, &l, out, cur, fmt, sizeof(fmt), err);
 	}
 	if (ret > 0)
 		ret = kp_errorf(err, ELOOP,
-				"disk %s: backing chain deeper than 16 images", path);
+				"disk %s: backing chain deeper than %d images", path,
+				GM_CHAIN_MAX);
 done:
 	free(out);
 	free(cur);
+	free(data);
+	free(image);
 	return ret;
 }
 
@@ -379,7 +438,7 @@ static int read_start(const struct gm_disk *d, struct gm_disk_info *info,
 	return 0;
 }
 
-static int check_qcow2(const struct gm_disk *d, const char *work_dir, bool strict,
+static int check_qcow2(const struct gm_disk *d, const struct gm_config *cfg,
 		       struct gm_disk_info *info, unsigned char *head, size_t len,
 		       struct kp_err *err)
 {
@@ -391,17 +450,17 @@ static int check_qcow2(const struct gm_disk *d, const char *work_dir, bool stric
 				 "disk %s: configured as qcow2 but has no qcow2 header "
 				 "(is it raw?)",
 				 d->path);
-	ret = qcow2_info(d->path, &info->virtual_size, err);
-	if (ret || !strict)
+	ret = qcow2_info(cfg, d->path, &info->virtual_size, err);
+	if (ret || !cfg->libguestfs_overlay)
 		return ret;
-	ret = qcow2_head(d->path, work_dir, head, GM_PROBE_BYTES, err);
+	ret = qcow2_head(d->path, cfg->cache_dir, head, GM_PROBE_BYTES, err);
 	if (ret)
 		return ret;
 	info->looks_like = gm_probe_magic(head, GM_PROBE_BYTES);
 	return info->looks_like ? refuse_probe(err, d->path, info->looks_like) : 0;
 }
 
-int gm_disk_identify(const struct gm_disk *d, const char *work_dir, bool strict,
+int gm_disk_identify(const struct gm_disk *d, const struct gm_config *cfg,
 		     struct gm_disk_info *info, struct kp_err *err)
 {
 	unsigned char head[GM_PROBE_BYTES] = {0};
@@ -413,10 +472,10 @@ int gm_disk_identify(const struct gm_disk *d, const char *work_dir, bool strict,
 	if (ret)
 		return ret;
 	if (d->format != GM_FMT_RAW)
-		return check_qcow2(d, work_dir, strict, info, head, len, err);
+		return check_qcow2(d, cfg, info, head, len, err);
 	info->virtual_size = (info->size + 511) & ~511ULL;
 	info->looks_like = gm_probe_magic(head, len);
-	if (strict && info->looks_like)
+	if (cfg->libguestfs_overlay && info->looks_like)
 		return refuse_probe(err, d->path, info->looks_like);
 	return 0;
 }

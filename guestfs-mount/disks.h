@@ -39,23 +39,27 @@ struct gm_disk_info {
 struct kp_err; /* base/err.h */
 
 /*
- * Identify a disk and check it: it exists, a qcow2 disk has a qcow2 header
- * and records the format of every backing file. With @strict (libguestfs's
- * own read-only overlay, which lets QEMU probe), a disk whose guest-visible
- * first bytes look like an image format is refused too; for a qcow2 disk
- * qemu-img copies them into a fresh private folder in @work_dir (the cache,
- * which only root may enter), removed after.
+ * Identify a disk and check it: it exists, a qcow2 disk has a qcow2 header,
+ * records the format (raw or qcow2) of every backing file, and every backing
+ * and data file down its chain passes gm_backing_check() (backing.h): a
+ * regular file in an allow-backing folder of @cfg. With
+ * @cfg->libguestfs_overlay (libguestfs's own read-only overlay, which lets
+ * QEMU probe), a disk whose guest-visible first bytes look like an image
+ * format is refused too; for a qcow2 disk qemu-img copies them into a fresh
+ * private folder in @cfg->cache_dir (which only root may enter), removed
+ * after.
  *
  * Returns 0, or a negative errno with @err saying which disk and why:
  *   -ENOENT, -EACCES, ...  the disk cannot be opened or read
  *   -EINVAL                not a regular file or block device, or empty
  *   -EMEDIUMTYPE           configured as qcow2 but has no qcow2 header
  *   -EPERM                 QEMU would probe its content (a backing file
- *                          without a recorded format; the @strict check)
+ *                          without a recorded format; the overlay check), or
+ *                          a backing or data file is not allowed
  *   -EIO, -ELOOP           qemu-img failed, or the backing chain is too deep
- *   -EACCES, -ENAMETOOLONG, ...   no private folder could be made in @work_dir
+ *   -EACCES, -ENAMETOOLONG, ...   no private folder could be made in the cache
  */
-int gm_disk_identify(const struct gm_disk *d, const char *work_dir, bool strict,
+int gm_disk_identify(const struct gm_disk *d, const struct gm_config *cfg,
 		     struct gm_disk_info *info, struct kp_err *err);
 
 /*

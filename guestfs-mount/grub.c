@@ -21,7 +21,7 @@ struct entry {
 
 struct menu {
 	struct entry *e;
-	size_t nr;
+	size_t nr, alloc;
 	char deflt[FIELD_MAX]; /* the last "set default=" value */
 };
 
@@ -78,15 +78,39 @@ static bool word(char **p, char *out, size_t size)
 }
 
 /* menuentry 'TITLE' ... $menuentry_id_option 'ID' { */
-static int add_entry(struct menu *m, char *p, int parent, bool submenu)
+/* A new, zeroed entry at the end of @m, or NULL (*err: -E2BIG, -ENOMEM). */
+static struct entry *new_entry(struct menu *m, int *err)
 {
 	struct entry *e;
-	char w[FIELD_MAX];
 
+	*err = -E2BIG;
 	if (m->nr >= GM_GRUB_MAX_ENTRIES)
-		return -E2BIG;
+		return NULL;
+	if (m->nr == m->alloc) {
+		/* Grown as entries come: most configurations have a handful. */
+		size_t n = m->alloc ? 2 * m->alloc : 16;
+
+		*err = -ENOMEM;
+		e = realloc(m->e, n * sizeof(*e));
+		if (!e)
+			return NULL;
+		m->e = e;
+		m->alloc = n;
+	}
 	e = &m->e[m->nr];
 	memset(e, 0, sizeof(*e));
+	return e;
+}
+
+static int add_entry(struct menu *m, char *p, int parent, bool submenu)
+{
+	char w[FIELD_MAX];
+	struct entry *e;
+	int err;
+
+	e = new_entry(m, &err);
+	if (!e)
+		return err;
 	e->parent = parent;
 	e->submenu = submenu;
 	word(&p, e->title, sizeof(e->title));
@@ -160,14 +184,14 @@ static int add_bls(struct parser *ps)
 		return -ENOMEM;
 	n = gm_bls_entries(t->bls, t->nr_bls, be);
 	for (int i = 0; i < n; i++) {
-		struct entry *e;
+		int err;
+		struct entry *e = new_entry(ps->m, &err);
 
-		if (ps->m->nr >= GM_GRUB_MAX_ENTRIES) {
-			n = -E2BIG;
+		if (!e) {
+			n = err;
 			break;
 		}
-		e = &ps->m->e[ps->m->nr++];
-		memset(e, 0, sizeof(*e));
+		ps->m->nr++;
 		e->parent = -1;
 		snprintf(e->title, sizeof(e->title), "%s", be[i].title);
 		snprintf(e->id, sizeof(e->id), "%s", be[i].id);
@@ -317,9 +341,6 @@ int gm_grub_default(const struct gm_grub_text *t, char *ver, size_t size)
 
 	if (t->cfg_len > GM_GRUB_MAX_CFG || t->env_len > GM_GRUB_MAX_CFG)
 		return -E2BIG;
-	m.e = calloc(GM_GRUB_MAX_ENTRIES, sizeof(*m.e));
-	if (!m.e)
-		return -ENOMEM;
 	ret = parse_cfg(t, &m);
 	if (!ret) {
 		snprintf(spec, sizeof(spec), "%s", m.deflt);

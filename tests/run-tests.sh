@@ -87,6 +87,20 @@ run_integration() {
 	done
 }
 
+# Inputs that once crashed a fuzz target (tests/fuzz/regressions/TARGET/) are
+# run first, each once: a fixed bug that comes back fails at once, whatever
+# the short run below happens to reach.
+replay_regressions() {
+	local bin=$1 name=$2 log=$LOGS/$2-regressions.log rc
+	local inputs=("$REPO/tests/fuzz/regressions/$name"/*)
+	[ -e "${inputs[0]}" ] || return 0
+	"$bin" -rss_limit_mb=2048 -timeout=10 "${inputs[@]}" >"$log" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && echo "ok - $name: ${#inputs[@]} regression inputs" >>"$log" ||
+		echo "not ok - $name: a regression input crashed (status $rc)" >>"$log"
+	tally "$name regressions" "$log" $rc
+}
+
 # Each fuzz target runs for a short, fixed time from its seed corpus; a crash,
 # leak or sanitizer report fails it.
 run_fuzz() {
@@ -101,6 +115,7 @@ run_fuzz() {
 		log=$LOGS/$name.log
 		corpus=$BUILD/fuzz-corpus/$name
 		mkdir -p "$corpus"
+		replay_regressions "$bin" "$name"
 		[ -d "$REPO/tests/fuzz/corpus/$name" ] && cp -n "$REPO/tests/fuzz/corpus/$name"/* "$corpus"/ 2>/dev/null
 		"$bin" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -timeout=10 \
 			-artifact_prefix="$LOGS/$name-" "$corpus" >"$log" 2>&1

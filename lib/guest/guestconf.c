@@ -52,6 +52,9 @@ void gm_config_release(struct gm_config *cfg)
 	free(cfg->qemu_user);
 	for (size_t i = 0; i < GM_KIND_NR; i++)
 		free(cfg->labels[i]);
+	for (size_t i = 0; i < cfg->nr_allow_backing; i++)
+		free(cfg->allow_backing[i]);
+	free(cfg->allow_backing);
 	for (size_t i = 0; i < cfg->nr_guests; i++) {
 		struct gm_guest_conf *g = &cfg->guests[i];
 
@@ -329,6 +332,39 @@ static int set_qemu_user(struct parser *p, const char *val)
 	return set_string(&p->cfg->qemu_user, val);
 }
 
+/*
+ * "allow-backing DIR": qcow2 backing and data files may lie in DIR (below it,
+ * at any depth). The rest of the line is the path, as for 'disk'.
+ */
+static int add_allow_backing(struct parser *p, const char *val)
+{
+	struct gm_config *cfg = p->cfg;
+	char **grown, *dir;
+	int ret = global(p, "allow-backing");
+
+	if (ret)
+		return ret;
+	if (*val != '/')
+		return perr(p, EINVAL,
+			    "'allow-backing' wants an absolute folder, not '%s'", val);
+	if (strlen(val) >= 4096)
+		return perr(p, ENAMETOOLONG, "allow-backing path too long");
+	if (cfg->nr_allow_backing >= GM_MAX_ALLOW_BACKING)
+		return perr(p, E2BIG,
+			    "too many 'allow-backing' folders (the limit is %d)",
+			    GM_MAX_ALLOW_BACKING);
+	grown = realloc(cfg->allow_backing,
+			(cfg->nr_allow_backing + 1) * sizeof(*cfg->allow_backing));
+	if (!grown)
+		return -ENOMEM;
+	cfg->allow_backing = grown;
+	dir = strdup(val);
+	if (!dir)
+		return -ENOMEM;
+	cfg->allow_backing[cfg->nr_allow_backing++] = dir;
+	return 0;
+}
+
 static int directive(struct parser *p, const char *key, const char *val)
 {
 	struct gm_config *cfg = p->cfg;
@@ -340,6 +376,8 @@ static int directive(struct parser *p, const char *key, const char *val)
 		return add_disk(p, val);
 	if (!strcmp(key, "qemu-user"))
 		return set_qemu_user(p, val);
+	if (!strcmp(key, "allow-backing"))
+		return add_allow_backing(p, val);
 	if (!strcmp(key, "kernel")) {
 		if (!p->guest)
 			return perr(p, EINVAL, "'kernel' outside a 'guest' block");

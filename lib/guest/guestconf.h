@@ -24,6 +24,8 @@
 #define GM_MAX_LINE    4096
 #define GM_VERSION_MAX 128 /* kernel version strings (path components) */
 
+#define GM_MAX_ALLOW_BACKING 64 /* allow-backing folders */
+
 enum gm_format {
 	GM_FMT_RAW,
 	GM_FMT_QCOW2,
@@ -73,6 +75,12 @@ struct gm_config {
 	unsigned max_kernels;	 /* per guest */
 	char *labels[GM_KIND_NR]; /* NULL: the default label */
 	char *qemu_user; /* "qemu-user": who runs trusted QEMUs; NULL: libvirt's default */
+	/*
+	 * Folders whose files a qcow2 disk may name as its backing or data
+	 * files ("allow-backing DIR"); none by default, so a chain is refused.
+	 */
+	char **allow_backing;
+	size_t nr_allow_backing;
 	struct gm_guest_conf *guests;
 	size_t nr_guests;
 };

@@ -252,9 +252,9 @@ static int feat_build_ids(struct pd_file *f, const uint8_t *p, const uint8_t *en
 	return 0;
 }
 
-static int read_feature(struct pd_file *f, int feat, const struct pd_section *sec)
+int pd_read_feature(struct pd_file *f, int feat, const uint8_t *p, size_t size)
 {
-	const uint8_t *p = f->map + sec->offset, *end = p + sec->size;
+	const uint8_t *end = p + size;
 
 	switch (feat) {
 	case PD_FEAT_HOSTNAME:
@@ -268,7 +268,7 @@ static int read_feature(struct pd_file *f, int feat, const struct pd_section *se
 	case PD_FEAT_CPUDESC:
 		return feat_string(&p, end, f->cpudesc, sizeof(f->cpudesc));
 	case PD_FEAT_NRCPUS:
-		if (sec->size < 8)
+		if (size < 8)
 			return -EINVAL;
 		memcpy(&f->nr_cpus_avail, p, 4);
 		memcpy(&f->nr_cpus_online, p + 4, 4);
@@ -281,15 +281,15 @@ static int read_feature(struct pd_file *f, int feat, const struct pd_section *se
 		return feat_event_desc(f, p, end);
 	case PD_FEAT_KVMPROF:
 		f->kvmprof_feature = p;
-		f->kvmprof_feature_size = sec->size;
+		f->kvmprof_feature_size = size;
 		return 0;
 	case PD_FEAT_KVMPROF_KSYMS:
 		f->host_ksyms = p;
-		f->host_ksyms_size = sec->size;
+		f->host_ksyms_size = size;
 		return 0;
 	case PD_FEAT_KVMPROF_CTX:
 		f->guest_ctx = p;
-		f->guest_ctx_size = sec->size;
+		f->guest_ctx_size = size;
 		return 0;
 	default:
 		return 0;
@@ -327,7 +327,7 @@ static int read_features(struct pd_file *f, struct kp_err *err)
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < nr_in; i++)
-		if (read_feature(f, bits[i], &secs[i]))
+		if (pd_read_feature(f, bits[i], f->map + secs[i].offset, secs[i].size))
 			f->damaged_features++;
 	return 0;
 }

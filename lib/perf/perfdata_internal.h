@@ -35,4 +35,11 @@ int pd_check_layout(const struct pd_file *f, const struct pd_section *feats,
  */
 void pd_recover_unfinished(struct pd_file *f);
 
+/*
+ * Parse the payload of feature @feat (@size bytes at @p, inside the file's
+ * mapping) into @f. Returns 0, or -EINVAL when it is damaged. Separate from
+ * the file walk so that the feature parsers can be fuzzed on their own.
+ */
+int pd_read_feature(struct pd_file *f, int feat, const uint8_t *p, size_t size);
+
 #endif

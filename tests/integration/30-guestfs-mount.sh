@@ -81,6 +81,13 @@ qemu-img create -q -f qcow2 -b "$IMG/sysmap.raw" -F raw "$DISKS/evil.raw"
 # probe the backing file's format.
 qemu-img create -q -f qcow2 -b "$IMG/sysmap.raw" -F raw "$DISKS/nobackfmt.qcow2"
 perl -0777 -pi -e 's/\xe2\x79\x2a\xca/\x00\x00\x00\x00/' "$DISKS/nobackfmt.qcow2"
+# qcow2 chains reach only files in allow-backing folders ($DISKS/base): a
+# host secret as backing file, a data file elsewhere, and an allowed chain.
+mkdir -p "$DISKS/base" "$DISKS/outside"
+qemu-img create -q -f qcow2 -u -b /etc/shadow -F raw "$DISKS/backshadow.qcow2" 1M
+qemu-img create -q -f qcow2 -o data_file="$DISKS/outside/d.raw" "$DISKS/datafile.qcow2" 8M
+truncate -s 8M "$DISKS/base/blank.raw"
+qemu-img create -q -f qcow2 -b "$DISKS/base/blank.raw" -F raw "$DISKS/backok.qcow2"
 mkdir -p "$BUILD/test-logs"
 
 KALLSYMS_LABEL=system_u:object_r:kvmprof_guest_kallsyms_t:s0
@@ -91,6 +98,7 @@ write_config() {
 	appliance $1
 	label kallsyms $KALLSYMS_LABEL
 	kvm-debugfs $KVMDBG
+	allow-backing $DISKS/base
 
 	guest deb2p
 	    disk qcow2 $IMG/deb-2part.qcow2
@@ -115,6 +123,12 @@ write_config() {
 	    disk qcow2 $DISKS/trunc.qcow2
 	guest evil
 	    disk raw $DISKS/evil.raw
+	guest backshadow
+	    disk qcow2 $DISKS/backshadow.qcow2
+	guest datafile
+	    disk qcow2 $DISKS/datafile.qcow2
+	guest backok
+	    disk qcow2 $DISKS/backok.qcow2
 	EOF
 }
 # Laid out as the kernel series' per-vCPU debugfs files (lib/guest/kvmdebugfs.h);
@@ -179,7 +193,7 @@ ok "daemon mounts (in $(elapsed "$t_start" "$(now)") s)"
 check "mount is FUSE, read-only, default_permissions, allow_other" \
 	grep -qE " $MNT fuse\.kvmprof ro,.*default_permissions,allow_other" /proc/mounts
 check "guests are listed before inspection ends" \
-	bash -c "ls '$MNT' | tr '\n' ' ' | grep -q '^by-pid deb1p deb2p debug evil missing nobackfmt nokernel noos sysmap truncq wrongfmt \$'"
+	bash -c "ls '$MNT' | tr '\n' ' ' | grep -q '^backok backshadow by-pid datafile deb1p deb2p debug evil missing nobackfmt nokernel noos sysmap truncq wrongfmt \$'"
 check "info answers at once during the inspection" grep -qE '^state: (pending|inspecting)' "$MNT/deb2p/info"
 head -c 1 "$MNT/deb2p/kallsyms" >/dev/null
 t_first=$(now)
@@ -187,7 +201,8 @@ echo "# cold start to first byte of deb2p/kallsyms: $(elapsed "$t_start" "$t_fir
 grep -E 'appliance up|inspection found|ready:' "$TMP/log1" | sed 's/^/# /'
 
 # Wait for the other guests (reading any file of a guest waits for its inspection).
-for g in deb1p sysmap debug noos nokernel missing wrongfmt nobackfmt truncq; do
+for g in deb1p sysmap debug noos nokernel missing wrongfmt nobackfmt truncq backshadow \
+	datafile backok; do
 	ls "$MNT/$g/" >/dev/null 2>&1
 done
 ls "$MNT/evil/" >/dev/null 2>&1
@@ -273,6 +288,14 @@ check "nobackfmt: a backing file without a recorded format is refused" \
 	guest_error nobackfmt "a backing file has no recorded format"
 check "nobackfmt: refused before any appliance saw it" \
 	bash -c "! grep -q 'nobackfmt.*launching\|nobackfmt: ready' '$LOG'"
+check "backshadow: a backing file outside every allow-backing folder (/etc/shadow) is refused" \
+	guest_error backshadow "backing file /etc/shadow is outside every allow-backing folder"
+check "datafile: a data file outside every allow-backing folder is refused" \
+	guest_error datafile "data file $DISKS/outside/d.raw is outside every allow-backing folder"
+check "backshadow, datafile: refused before any appliance saw them" \
+	bash -c "! grep -q 'backshadow.*launching\|backshadow: ready\|datafile.*launching\|datafile: ready' '$LOG'"
+check "backok: a backing file in an allow-backing folder is inspected" \
+	guest_error backok "no operating system"
 check "inspection mounted nothing on the host (only the FUSE mount is new)" \
 	bash -c "mounts() { findmnt -rn -o TARGET,FSTYPE,SOURCE | sort; }
 		 [ \"\$(comm -13 '$TMP/mounts.before' <(mounts))\" = '$MNT fuse.kvmprof guestfs-mount' ]"

@@ -206,6 +206,46 @@ static void test_limits(void **state)
 	free(text);
 }
 
+/* allow-backing: global, absolute, repeatable up to a limit; none by default. */
+static void test_allow_backing(void **state)
+{
+	struct gm_config cfg;
+	struct kp_err err;
+	char *text = malloc(64 * 1024);
+	size_t n = 0;
+
+	assert_int_equal(parse("guest a\ndisk raw /a\n", &cfg, &err), 0);
+	assert_int_equal(cfg.nr_allow_backing, 0);
+	gm_config_release(&cfg);
+
+	assert_int_equal(parse("allow-backing /srv/base images\n"
+			       "allow-backing /var/lib/libvirt/images\n"
+			       "guest a\ndisk qcow2 /a\n",
+			       &cfg, &err),
+			 0);
+	assert_int_equal(cfg.nr_allow_backing, 2);
+	assert_string_equal(cfg.allow_backing[0], "/srv/base images");
+	assert_string_equal(cfg.allow_backing[1], "/var/lib/libvirt/images");
+	gm_config_release(&cfg);
+
+	assert_int_equal(parse("allow-backing images\n", &cfg, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "guests.conf:1: 'allow-backing' wants an absolute"));
+	gm_config_release(&cfg);
+	assert_int_equal(parse("allow-backing\n", &cfg, &err), -EINVAL);
+	gm_config_release(&cfg);
+	assert_int_equal(parse("guest a\ndisk raw /a\nallow-backing /b\n", &cfg, &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.msg, "guests.conf:3: 'allow-backing' is a global"));
+	gm_config_release(&cfg);
+
+	for (int i = 0; i <= GM_MAX_ALLOW_BACKING; i++)
+		n += (size_t)sprintf(text + n, "allow-backing /b%d\n", i);
+	assert_int_equal(parse(text, &cfg, &err), -E2BIG);
+	assert_non_null(strstr(err.msg, "too many 'allow-backing'"));
+	gm_config_release(&cfg);
+	free(text);
+}
+
 static void test_sizes_and_versions(void **state)
 {
 	uint64_t v;
@@ -380,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_errors_name_file_and_line),
 		cmocka_unit_test(test_long_line_and_nul),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_allow_backing),
 		cmocka_unit_test(test_sizes_and_versions),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_load_checks_owner),

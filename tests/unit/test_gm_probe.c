@@ -18,6 +18,7 @@
 /* Parts of the daemon, not of libkvmprof: build them in. */
 #include "base/base.h"
 #include "guest/guest.h"
+#include "backing.h"
 #include "disks.h"
 #include "testutil.h"
 #include "util.h"
@@ -67,15 +68,29 @@ static void test_vmdk_text(void **state)
 
 /* The folder gm_disk_identify() works in: the daemon's cache. */
 static const char *work_dir;
+/* guests.conf's allow-backing folders (at most two here). */
+static char *allow[2];
+static size_t nr_allow;
 
 /* gm_disk_identify() with a fresh error record, as each caller passes one. */
 static int identify(char *path, enum gm_format fmt, bool strict,
 		    struct gm_disk_info *info, struct kp_err *err)
 {
 	struct gm_disk d = {.path = path, .format = fmt};
+	struct gm_config cfg = {.cache_dir = (char *)work_dir,
+				.libguestfs_overlay = strict,
+				.allow_backing = allow,
+				.nr_allow_backing = nr_allow};
 
 	kp_err_clear(err);
-	return gm_disk_identify(&d, work_dir, strict, info, err);
+	return gm_disk_identify(&d, &cfg, info, err);
+}
+
+static void allow_backing(const char *dir)
+{
+	nr_allow = 0;
+	if (dir)
+		allow[nr_allow++] = (char *)dir;
 }
 
 static void write_file(const char *path, const void *data, size_t len)
@@ -177,9 +192,10 @@ static void test_identify(void **state)
 	assert_int_equal(identify(raw, GM_FMT_QCOW2, false, &info, &err), -EMEDIUMTYPE);
 	assert_non_null(strstr(err.msg, "no qcow2 header"));
 
-	/* A qcow2 over a backing file, format recorded: accepted. */
+	/* A qcow2 over a backing file, format recorded, its folder allowed: accepted. */
 	snprintf(cmd, sizeof(cmd), "qemu-img rebase -q -u -F raw -b %s %s", raw, q);
 	assert_int_equal(system(cmd), 0);
+	allow_backing(dir);
 	assert_int_equal(identify(q, GM_FMT_QCOW2, false, &info, &err), 0);
 
 	/* Strict: a qcow2's guest-visible start is read through qemu-img. */
@@ -191,9 +207,226 @@ static void test_identify(void **state)
 	assert_int_equal(identify(q, GM_FMT_QCOW2, true, &info, &err), -EPERM);
 	assert_non_null(strstr(err.msg, q));
 	assert_non_null(strstr(err.msg, "starts like a qcow2 image"));
+	allow_backing(NULL);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
+}
+
+/* identify() of @q as qcow2 fails with @code and a message holding each string given. */
+static void refused(char *q, int code, ...) __attribute__((sentinel));
+
+static void refused(char *q, int code, ...)
+{
+	struct gm_disk_info info;
+	struct kp_err err;
+	const char *want;
+	int ret = identify(q, GM_FMT_QCOW2, false, &info, &err);
+	va_list ap;
+
+	if (ret != -code)
+		fail_msg("%s: got %d (%s), wanted %d", q, ret, err.msg, -code);
+	va_start(ap, code);
+	while ((want = va_arg(ap, const char *)))
+		if (!strstr(err.msg, want))
+			fail_msg("%s: message '%s' lacks '%s'", q, err.msg, want);
+	va_end(ap);
+}
+
+static int accepted(char *q)
+{
+	struct gm_disk_info info;
+	struct kp_err err;
+	int ret = identify(q, GM_FMT_QCOW2, false, &info, &err);
+
+	if (ret)
+		print_message("%s: %s\n", q, err.msg);
+	return ret;
+}
+
+/*
+ * Backing files: a qcow2 may name any host file or device as a raw backing
+ * file, and the appliance's QEMU would open it as part of the guest's disk.
+ * Only regular files whose real path lies in an allow-backing folder pass,
+ * down the whole chain, each name resolved as QEMU resolves it.
+ */
+static void test_backing_chain(void **state)
+{
+	char dir[] = "/tmp/gm-probe-XXXXXX", base[64], out[64], q[64], mid[80], cur[80],
+	     prev[80];
+
+	assert_non_null(mkdtemp(dir));
+	work_dir = dir;
+	snprintf(base, sizeof(base), "%s/base", dir);
+	snprintf(out, sizeof(out), "%s/other", dir);
+	snprintf(q, sizeof(q), "%s/web1.qcow2", dir);
+	snprintf(mid, sizeof(mid), "%s/mid.qcow2", base);
+	assert_int_equal(sh("mkdir %s %s && truncate -s 1M %s/b.raw %s/o.raw", base, out,
+			    base, out),
+			 0);
+
+	/* A host secret as a raw backing file: refused, named with the disk. */
+	assert_int_equal(sh("qemu-img create -q -f qcow2 -u -b /etc/shadow -F raw %s 1M", q),
+			 0);
+	allow_backing(base);
+	refused(q, EPERM, q, "backing file /etc/shadow is outside every allow-backing", NULL);
+	/* No allow-backing at all: every chain is refused. */
+	allow_backing(NULL);
+	assert_int_equal(sh("qemu-img rebase -q -u -f qcow2 -F raw -b %s/b.raw %s", base, q),
+			 0);
+	refused(q, EPERM, "outside every allow-backing folder", NULL);
+	allow_backing(base);
+	assert_int_equal(accepted(q), 0);
+
+	/* A symlink in the allowed folder is judged by where it leads. */
+	assert_int_equal(sh("ln -s /etc/shadow %s/link.raw && qemu-img rebase -q -u -f "
+			    "qcow2 -F raw -b %s/link.raw %s",
+			    base, base, q),
+			 0);
+	refused(q, EPERM, "link.raw (really /etc/shadow) is outside", NULL);
+	/* So is an allowed-looking path that climbs out. */
+	assert_int_equal(sh("qemu-img rebase -q -u -f qcow2 -F raw -b %s/../other/o.raw %s",
+			    base, q),
+			 0);
+	refused(q, EPERM, "(really /tmp/", "/other/o.raw) is outside", NULL);
+
+	/* Device nodes never, even with everything allowed. */
+	allow_backing("/");
+	assert_int_equal(sh("qemu-img rebase -q -u -f qcow2 -F raw -b /dev/null %s", q), 0);
+	refused(q, EPERM, "backing file /dev/null is a device node", NULL);
+	assert_int_equal(sh("mknod %s/blk b 7 200 && qemu-img rebase -q -u -f qcow2 -F raw "
+			    "-b %s/blk %s",
+			    base, base, q),
+			 0);
+	refused(q, EPERM, "/blk is a device node", NULL);
+	/* Not a file name: a protocol, or a format that names files of its own. */
+	assert_int_equal(sh("qemu-img rebase -q -u -f qcow2 -F raw -b nbd://127.0.0.1/x %s",
+			    q),
+			 0);
+	refused(q, EPERM, "nbd://127.0.0.1/x is not a file name", NULL);
+	assert_int_equal(sh("qemu-img rebase -q -u -f qcow2 -F vmdk -b %s/b.raw %s", base, q),
+			 0);
+	refused(q, EPERM, "backing format vmdk is not raw or qcow2", NULL);
+	allow_backing(base);
+
+	/*
+	 * Relative names are relative to the image that names them: web1 ->
+	 * base/mid.qcow2 -> b.raw (in base/, not next to web1). The layer
+	 * that names a refused file is named.
+	 */
+	assert_int_equal(sh("qemu-img create -q -f qcow2 -u -b b.raw -F raw %s 1M && "
+			    "cd %s && qemu-img create -q -f qcow2 -u -b base/mid.qcow2 -F "
+			    "qcow2 %s 1M",
+			    mid, dir, q),
+			 0);
+	assert_int_equal(accepted(q), 0);
+	assert_int_equal(sh("qemu-img rebase -q -u -f qcow2 -F raw -b ../other/o.raw %s",
+			    mid),
+			 0);
+	refused(q, EPERM, "layer 1 (", "mid.qcow2): backing file", "other/o.raw", NULL);
+
+	/* A chain deeper than the bound, all in the allowed folder. */
+	snprintf(prev, sizeof(prev), "%s/b.raw", base);
+	for (int i = 0; i < GM_CHAIN_MAX; i++) {
+		snprintf(cur, sizeof(cur), "%s/l%d.qcow2", base, i);
+		assert_int_equal(sh("qemu-img create -q -f qcow2 -u -b %s -F %s %s 1M", prev,
+				    i ? "qcow2" : "raw", cur),
+				 0);
+		snprintf(prev, sizeof(prev), "%s", cur);
+	}
+	assert_int_equal(sh("qemu-img rebase -q -u -f qcow2 -F qcow2 -b %s %s", cur, q), 0);
+	refused(q, ELOOP, "deeper than", NULL);
+
+	allow_backing(NULL);
+	assert_int_equal(sh("rm -rf %s", dir), 0);
+}
+
+/*
+ * External data files (qcow2 data-file): QEMU reads the guest's data from
+ * them, so the same rules hold. QEMU resolves a relative data file against
+ * its own working folder, not the image's: refused.
+ */
+static void test_data_file(void **state)
+{
+	char dir[] = "/tmp/gm-probe-XXXXXX", base[64], q[64], mid[80];
+
+	assert_non_null(mkdtemp(dir));
+	work_dir = dir;
+	snprintf(base, sizeof(base), "%s/base", dir);
+	snprintf(q, sizeof(q), "%s/web1.qcow2", dir);
+	snprintf(mid, sizeof(mid), "%s/mid.qcow2", base);
+	assert_int_equal(sh("mkdir %s %s/other", base, dir), 0);
+
+	assert_int_equal(sh("qemu-img create -q -f qcow2 -o data_file=%s/other/d.raw %s 1M",
+			    dir, q),
+			 0);
+	allow_backing(base);
+	refused(q, EPERM, q, "data file", "other/d.raw is outside every allow-backing", NULL);
+	allow_backing(NULL);
+	refused(q, EPERM, "data file", NULL);
+	allow_backing(dir);
+	assert_int_equal(accepted(q), 0);
+
+	/* A host file or device as data file: refused like a backing file. */
+	assert_int_equal(sh("qemu-img amend -q -f qcow2 -o data_file=/etc/shadow %s", q), 0);
+	refused(q, EPERM, "data file /etc/shadow is outside", NULL);
+	allow_backing("/");
+	assert_int_equal(sh("qemu-img amend -q -f qcow2 -o data_file=/dev/null %s", q), 0);
+	refused(q, EPERM, "data file /dev/null is a device node", NULL);
+	allow_backing(dir);
+	assert_int_equal(sh("qemu-img amend -q -f qcow2 -o data_file=d.raw %s", q), 0);
+	refused(q, EPERM, "data file d.raw is a relative path", NULL);
+
+	/* A data file of a deeper layer is checked too, and that layer named. */
+	allow_backing(base);
+	assert_int_equal(sh("qemu-img create -q -f qcow2 -o data_file=%s/other/m.raw %s 1M "
+			    "&& qemu-img create -q -f qcow2 -u -b %s -F qcow2 %s 1M",
+			    dir, mid, mid, q),
+			 0);
+	refused(q, EPERM, "layer 1 (", "mid.qcow2): data file", "is outside", NULL);
+
+	allow_backing(NULL);
+	assert_int_equal(sh("rm -rf %s", dir), 0);
+}
+
+/*
+ * qemu-img's output is read into a bounded buffer. Cut short, the part with
+ * "backing-filename" could be missing, and the chain would seem to end at
+ * the disk: output that fills the buffer is refused. A qemu-img first in
+ * PATH prints 70 KB of an image with no backing file.
+ */
+static void test_info_output_bounded(void **state)
+{
+	char dir[] = "/tmp/gm-probe-XXXXXX", q[64], bin[64], script[80];
+	char *old_path = strdup(getenv("PATH")), *new_path;
+	struct gm_disk_info info;
+	struct kp_err err;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	work_dir = dir;
+	snprintf(q, sizeof(q), "%s/web1.qcow2", dir);
+	snprintf(bin, sizeof(bin), "%s/bin", dir);
+	assert_int_equal(sh("qemu-img create -q -f qcow2 %s 1M && mkdir %s", q, bin), 0);
+	snprintf(script, sizeof(script), "%s/qemu-img", bin);
+	f = fopen(script, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\n"
+		   "printf '{\"virtual-size\": 1048576, \"pad\": \"'\n"
+		   "head -c 70000 /dev/zero | tr '\\0' x\n"
+		   "printf '\"}\\n'\n");
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(script, 0755), 0);
+	assert_true(asprintf(&new_path, "%s:%s", bin, old_path) > 0);
+	setenv("PATH", new_path, 1);
+	assert_int_equal(identify(q, GM_FMT_QCOW2, false, &info, &err), -EIO);
+	setenv("PATH", old_path, 1);
+	assert_non_null(strstr(err.msg, q));
+	assert_non_null(strstr(err.msg, "qemu-img info printed more than"));
+
+	free(new_path);
+	free(old_path);
+	assert_int_equal(sh("rm -rf %s", dir), 0);
 }
 
 /* A qemu-img first in PATH that logs each output file and its folder's mode. */
@@ -279,6 +512,9 @@ int main(void)
 		cmocka_unit_test(test_vmdk_text),
 		cmocka_unit_test(test_identify_errors),
 		cmocka_unit_test(test_identify),
+		cmocka_unit_test(test_backing_chain),
+		cmocka_unit_test(test_data_file),
+		cmocka_unit_test(test_info_output_bounded),
 		cmocka_unit_test(test_head_copy_is_private),
 	};
 

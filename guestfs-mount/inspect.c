@@ -399,6 +399,7 @@ static void check_appliance_alive(guestfs_h *g, struct gm_job **jobs, size_t n)
 		char was[sizeof(jobs[i]->err.msg)];
 
 		snprintf(was, sizeof(was), "%s", jobs[i]->err.msg);
+		kp_err_clear(&jobs[i]->err); /* kp_errorf() keeps a first error */
 		gm_job_fail(jobs[i], false, EIO,
 			    "the appliance stopped during the inspection%s%s",
 			    was[0] ? ": " : "", was);

@@ -82,10 +82,13 @@ static int write_table(const struct symtab *st, const char *path)
 
 	if (!f)
 		return errno ? -errno : -EIO;
+	errno = 0;
 	if (kallsyms_write(st, 0, f)) { /* link-time addresses */
+		int ret = errno ? -errno : -EIO;
+
 		fclose(f);
 		unlink(tmp);
-		return -EIO;
+		return ret;
 	}
 	return gm_commit_tmp(f, tmp, path);
 }
@@ -199,16 +202,17 @@ static int by_name(const void *a, const void *b)
 }
 
 /* /proc/modules lines: name, size, refcount, users, state, address (unknown: 0). */
-static void derive_modules(const char *kdir, const struct gm_config *cfg,
-			   struct gm_kernel *k)
+static int derive_modules(const char *kdir, const struct gm_config *cfg,
+			  struct gm_kernel *k)
 {
 	struct modlist ml = {.max = cfg->max_file_size};
 	struct gm_buf b = {0};
 	char dir[4096], out[4096];
+	int ret = 0;
 
 	if (gm_path(dir, sizeof(dir), "%s/" GM_D_MODULES, kdir) ||
 	    gm_path(out, sizeof(out), "%s/" GM_F_MODULES, kdir))
-		return;
+		return 0;
 	walk_modules(&ml, dir, 0);
 	if (ml.nr)
 		qsort(ml.v, ml.nr, sizeof(*ml.v), by_name);
@@ -221,9 +225,10 @@ static void derive_modules(const char *kdir, const struct gm_config *cfg,
 	k->nr_modules = (unsigned)ml.nr;
 	k->modules_bad = ml.bad;
 	if (!b.failed)
-		gm_write_file(out, b.data ? b.data : "", b.len);
+		ret = gm_write_file(out, b.data ? b.data : "", b.len);
 	gm_buf_release(&b);
 	free(ml.v);
+	return ret;
 }
 
 static bool kpath(char *buf, size_t size, const char *kdir, const char *name)
@@ -242,8 +247,14 @@ static struct symtab *load_map(const char *path, bool *placeholder, struct kp_er
 	return ret ? NULL : st;
 }
 
-void gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_meta *m,
-		      struct gm_kernel *k)
+/* The first of two write results that failed. */
+static int first_err(int a, int b)
+{
+	return a ? a : b;
+}
+
+int gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_meta *m,
+		     struct gm_kernel *k)
 {
 	char path[4096], hex[2 * KP_BUILD_ID_MAX + 2], banner[600];
 	struct kp_mapping zmap = {0};
@@ -253,7 +264,7 @@ void gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_m
 	size_t id_len = 0, elf_len = 0;
 	void *elf = NULL;
 	bool elf_owned = false, have_banner = false;
-	int ret;
+	int ret, werr = 0;
 
 	/* The kernel image: its ELF gives the build-id, the banner and (last) kallsyms.
 	 */
@@ -347,9 +358,8 @@ void gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_m
 
 	if (st) {
 		k->nr_syms = st->nr;
-		if (kpath(path, sizeof(path), kdir, GM_F_KALLSYMS) &&
-		    write_table(st, path))
-			gm_meta_note(m, "kernel %s: writing kallsyms failed", k->ver);
+		if (kpath(path, sizeof(path), kdir, GM_F_KALLSYMS))
+			werr = first_err(werr, write_table(st, path));
 		if (st->build_id_len && !id_len) {
 			memcpy(id, st->build_id, st->build_id_len);
 			id_len = st->build_id_len;
@@ -360,22 +370,23 @@ void gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_m
 		snprintf(k->build_id, sizeof(k->build_id), "%s", hex);
 		strcat(hex, "\n");
 		if (kpath(path, sizeof(path), kdir, GM_F_BUILD_ID))
-			gm_write_file(path, hex, strlen(hex));
+			werr = first_err(werr, gm_write_file(path, hex, strlen(hex)));
 		if (kpath(path, sizeof(path), kdir, GM_F_NOTES))
-			write_notes(id, id_len, path);
+			werr = first_err(werr, write_notes(id, id_len, path));
 	}
 	if (!have_banner)
 		snprintf(banner, sizeof(banner), "Linux version %s", k->ver);
 	strcat(banner, "\n");
 	if (kpath(path, sizeof(path), kdir, GM_F_VERSION))
-		gm_write_file(path, banner, strlen(banner));
-	derive_modules(kdir, cfg, k);
+		werr = first_err(werr, gm_write_file(path, banner, strlen(banner)));
+	werr = first_err(werr, derive_modules(kdir, cfg, k));
 
 	symtab_free(st);
 	if (elf_owned)
 		free(elf);
 	if (zmap.data)
 		kp_unmap_file(&zmap);
+	return werr;
 }
 
 static int write_buffer(const char *out, const void *data, size_t len, struct kp_err *err)

@@ -22,9 +22,14 @@
 #define GM_F_VMLINUX	"vmlinux"	/* made on first use from guest-vmlinuz */
 #define GM_D_KO		"ko"		/* decompressed modules, made on first use */
 
-/* Fill @kdir's derived files and @k's symbol fields. Problems become notes in @m. */
-void gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_meta *m,
-		      struct gm_kernel *k);
+/*
+ * Fill @kdir's derived files and @k's symbol fields. Problems with the
+ * guest's files become notes in @m; returns 0, or the negative errno of the
+ * first derived file the host could not write (a full cache), after which
+ * the folder must not be published.
+ */
+int gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_meta *m,
+		     struct gm_kernel *k);
 
 /* The kernel ELF inside a kernel image (a bzImage payload), written to @out. */
 int gm_derive_vmlinux(const char *vmlinuz, const char *out, uint64_t max, struct kp_err *err);

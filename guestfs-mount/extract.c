@@ -34,6 +34,7 @@ struct ctx {
 	struct gm_job *job;
 	uint64_t files, bytes; /* copied so far, against the per-guest limits */
 	bool files_capped, bytes_capped;
+	int write_err; /* the first file the host could not write: the job fails */
 };
 
 /* --- copying files out ------------------------------------------------------------ */
@@ -51,8 +52,12 @@ static int copy_out(struct ctx *c, const char *gpath, const char *host, uint64_t
 	int ret = 0;
 
 	f = gm_create_tmp(host, tmp, sizeof(tmp));
-	if (!f)
-		return errno ? -errno : -EIO;
+	if (!f) {
+		ret = errno && errno != EIO ? -errno : -ENOSPC;
+		if (!c->write_err)
+			c->write_err = ret;
+		return ret;
+	}
 	for (;;) {
 		uint64_t want = limit + 1 - off;
 		size_t got = 0;
@@ -65,8 +70,9 @@ static int copy_out(struct ctx *c, const char *gpath, const char *host, uint64_t
 			ret = -EIO;
 			break;
 		}
+		errno = 0;
 		if (got && fwrite(buf, 1, got, f) != got)
-			ret = -EIO;
+			ret = errno ? -errno : -ENOSPC;
 		free(buf);
 		off += got;
 		if (ret || got < want)
@@ -79,13 +85,16 @@ static int copy_out(struct ctx *c, const char *gpath, const char *host, uint64_t
 	if (ret) {
 		fclose(f);
 		unlink(tmp);
-		return ret;
+	} else {
+		ret = gm_commit_tmp(f, tmp, host);
 	}
-	ret = gm_commit_tmp(f, tmp, host);
 	if (!ret) {
 		*copied = off;
 		c->files++;
 		c->bytes += off;
+	} else if (ret != -EIO && ret != -EFBIG && !c->write_err) {
+		/* The host's doing (a full cache): see copy_kernels(). */
+		c->write_err = ret;
 	}
 	return ret;
 }
@@ -586,7 +595,11 @@ static void copy_kernels(struct ctx *c)
 		gm_log("%s: copying kernel %s out of the guest", job->conf->name,
 		       kernels[i].ver);
 		ret = extract_kernel(c, &kernels[i]);
-		if (ret)
+		if (c->write_err)
+			gm_job_fail(job, false, -c->write_err,
+				    "copying kernel %s: writing the cache: %s",
+				    kernels[i].ver, strerror(-c->write_err));
+		else if (ret)
 			gm_job_fail(job, ret == -EIO, ret, "copying kernel %s: %s",
 				    kernels[i].ver,
 				    ret == -EIO ? gm_gerr(c->g) : strerror(-ret));

@@ -97,8 +97,13 @@ static int gm_open(const char *path, struct fuse_file_info *fi)
 	if (ret)
 		return ret;
 	fi->fh = (uint64_t)(uintptr_t)h;
-	/* Generated files may change size between opens: no cached size limits reads. */
-	fi->direct_io = gm_store_is_mem(h);
+	/*
+	 * Reads go to this handle, not to the kernel's page cache: a path keeps
+	 * its inode when a new inspection replaces the file behind it, and a
+	 * handle opened before must read its own file, to its own size, and not
+	 * pages or a size of the new one. Generated files change size too.
+	 */
+	fi->direct_io = 1;
 	/* A new inspection gives new mtimes, which drop stale pages (auto_inval_data). */
 	fi->keep_cache = gm_store_is_stable(h);
 	return 0;

@@ -385,11 +385,35 @@ static void conclude_no_os(struct gm_job **jobs, size_t n)
 	}
 }
 
+/*
+ * A QEMU that died (killed, out of memory) makes every later call fail:
+ * what the jobs concluded since then says nothing about the disks. Each
+ * becomes a failure of the host, not cached and tried again.
+ */
+static void check_appliance_alive(guestfs_h *g, struct gm_job **jobs, size_t n)
+{
+	if (guestfs_is_ready(g) == 1)
+		return;
+	gm_log("the appliance stopped during the inspection");
+	for (size_t i = 0; i < n; i++) {
+		char was[sizeof(jobs[i]->err.msg)];
+
+		snprintf(was, sizeof(was), "%s", jobs[i]->err.msg);
+		kp_err_clear(&jobs[i]->err); /* kp_errorf() keeps a first error */
+		gm_job_fail(jobs[i], false, EIO,
+			    "the appliance stopped during the inspection%s%s",
+			    was[0] ? ": " : "", was);
+		jobs[i]->meta.error[0] = '\0';
+		jobs[i]->meta.error_code = 0;
+	}
+}
+
 void gm_inspect(struct gm_job **jobs, size_t n)
 {
 	guestfs_h *g = guestfs_create();
 	char ovl_dir[4096] = "", **roots = NULL;
 	bool private = !jobs[0]->cfg->libguestfs_overlay;
+	bool launched = false;
 	int drives;
 	double t0;
 
@@ -413,6 +437,7 @@ void gm_inspect(struct gm_job **jobs, size_t n)
 	drives = add_drives(g, jobs, n, private ? ovl_dir : NULL);
 	if (drives < 0 || launch(g, jobs, n, drives))
 		goto out;
+	launched = true;
 	check_sizes(g, jobs, n);
 	roots = find_roots(g, jobs, n);
 	if (!roots)
@@ -420,6 +445,8 @@ void gm_inspect(struct gm_job **jobs, size_t n)
 	inspect_roots(g, jobs, n, roots);
 	conclude_no_os(jobs, n);
 out:
+	if (launched)
+		check_appliance_alive(g, jobs, n);
 	gm_free_strings(roots);
 	t0 = gm_now();
 	guestfs_close(g);

@@ -47,6 +47,10 @@
  * Any other failure (the appliance, the host, -EAGAIN for a launch shared
  * with other guests that was ambiguous) leaves meta.error empty and is not
  * cached; retry_alone says that a launch for this guest alone may succeed.
+ * When the appliance dies during a launch, every conclusion of that launch
+ * becomes such a failure (-EIO): calls fail after it whatever the disk
+ * holds. A file the host cannot write (-ENOSPC, -EDQUOT) fails the job too,
+ * with that errno: a cache entry with files missing is never made.
  */
 struct gm_job {
 	const struct gm_guest_conf *conf;

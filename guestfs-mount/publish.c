@@ -49,8 +49,8 @@ const struct gm_kernel *gm_default_kernel(const struct gm_guest_conf *gc,
 }
 
 /* @g's conf and the arguments are stable while the lock is not held. */
-void gm_publish(struct gm_guest *g, enum gm_state state, const char *error,
-		struct gm_meta *meta, const char *keydir)
+static void publish(struct gm_guest *g, enum gm_state state, const char *error,
+		    struct gm_meta *meta, const char *keydir, bool host_failure)
 {
 	struct gm_store *store = g->store;
 	struct gm_info_ctx c = {.conf = g->conf};
@@ -111,6 +111,7 @@ void gm_publish(struct gm_guest *g, enum gm_state state, const char *error,
 		g->tree = t;
 	}
 	g->state = state;
+	g->host_failure = host_failure;
 	gm_sanitize(g->error, sizeof(g->error), state == GM_ERROR && error ? error : "");
 	if (meta && meta != &g->meta) {
 		gm_meta_release(&g->meta);
@@ -120,4 +121,15 @@ void gm_publish(struct gm_guest *g, enum gm_state state, const char *error,
 	}
 	pthread_cond_broadcast(&store->changed);
 	pthread_mutex_unlock(&store->lock);
+}
+
+void gm_publish(struct gm_guest *g, enum gm_state state, const char *error,
+		struct gm_meta *meta, const char *keydir)
+{
+	publish(g, state, error, meta, keydir, false);
+}
+
+void gm_publish_host_failure(struct gm_guest *g, const char *error)
+{
+	publish(g, GM_ERROR, error, NULL, NULL, true);
 }

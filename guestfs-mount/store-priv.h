@@ -39,6 +39,12 @@ struct gm_guest {
 	enum gm_state state;
 	bool queued;  /* wants (re-)inspection */
 	bool refresh; /* ignore its cached inspection (--refresh), once */
+	/*
+	 * The last inspection failed for the host's reasons (the appliance
+	 * died, a full cache): its files fail with EIO, and the next reader
+	 * has it tried again.
+	 */
+	bool host_failure;
 	char error[512];
 	char key[17];		  /* cache key of the last identification */
 	struct guest_ident ident; /* disks' device and inode, for by-pid */
@@ -109,9 +115,14 @@ const struct gm_kernel *gm_default_kernel(const struct gm_guest_conf *gc,
  */
 void gm_publish(struct gm_guest *g, enum gm_state state, const char *error,
 		struct gm_meta *meta, const char *keydir);
+/* Publish an error of the host, not of the guest's disks (host_failure). */
+void gm_publish_host_failure(struct gm_guest *g, const char *error);
 
 /* worker.c */
-/* Wait (lock held) until @g's first inspection is over. */
+/*
+ * Wait (lock held) until @g's first inspection is over. -EIO when it failed
+ * for the host's reasons; a guest in that state is inspected again first.
+ */
 int gm_wait_ready(struct gm_guest *g);
 
 /* running.c (lock held; each may drop and retake it while reading /proc) */

@@ -238,7 +238,8 @@ static int resolve(struct gm_store *store, const char *path, struct spot *s,
 		if (ret < 0)
 			return ret;
 		if (!ret) {
-			if (wait_guest_dir && (ret = gm_wait_ready(g)))
+			/* Its info stays listed when its files fail (EIO). */
+			if (wait_guest_dir && (ret = gm_wait_ready(g)) && ret != -EIO)
 				return ret;
 			s->where = AT_NODE;
 			s->node = g->tree->root;
@@ -475,11 +476,6 @@ int gm_store_open(struct gm_store *store, const char *path, gm_may_open_fn may_o
 	}
 	*out = h;
 	return 0;
-}
-
-bool gm_store_is_mem(const struct gm_open *h)
-{
-	return h->fd < 0;
 }
 
 bool gm_store_is_stable(const struct gm_open *h)

@@ -64,8 +64,6 @@ struct gm_open;
 typedef int (*gm_may_open_fn)(const struct gm_entry *e);
 int gm_store_open(struct gm_store *store, const char *path, gm_may_open_fn may_open,
 		  struct gm_open **h);
-/* Small generated files (info): their size may change between opens. */
-bool gm_store_is_mem(const struct gm_open *h);
 /*
  * Does the content behind this path stay the same until a new inspection?
  * Cache files do; in-memory files and everything under by-pid/ (one path

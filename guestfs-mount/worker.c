@@ -45,6 +45,21 @@ static bool from_cache(struct work *w)
 	return true;
 }
 
+/*
+ * The host could not write the inspection to @where (a full cache): nothing
+ * of it is kept, and the guest fails with the errno until it is tried again.
+ */
+static void cache_failed(struct work *w, const char *where, int ret)
+{
+	char msg[512];
+
+	gm_log("%s: cannot store the inspection in %s: %s", w->g->conf->name, where,
+	       strerror(-ret));
+	gm_rm_rf(w->job.dir);
+	snprintf(msg, sizeof(msg), "cannot write the cache: %s", strerror(-ret));
+	gm_publish_host_failure(w->g, msg);
+}
+
 static void finish(struct work *w)
 {
 	struct gm_store *store = w->g->store;
@@ -52,23 +67,27 @@ static void finish(struct work *w)
 	struct gm_meta *m = &job->meta;
 	char dir[4096], path[4096];
 	double t0 = gm_now();
-	int ret;
+	int ret = 0;
 
 	if (job->ret && !m->error[0]) {
 		/* Not a conclusion about the disk's content: not cached, tried again next
 		 * time. */
 		gm_rm_rf(job->dir);
-		gm_publish(w->g, GM_ERROR, job->err.msg, NULL, NULL);
+		gm_publish_host_failure(w->g, job->err.msg);
 		return;
 	}
 	if (job->ret)
 		snprintf(m->error, sizeof(m->error), "%s", job->err.msg);
-	for (size_t i = 0; !job->ret && i < m->nr_kernels; i++) {
+	for (size_t i = 0; !job->ret && !ret && i < m->nr_kernels; i++) {
 		char kdir[4096];
 
 		if (!gm_path(kdir, sizeof(kdir), "%s/" GM_K_DIR "/%s", job->dir,
 			     m->kernels[i].ver))
-			gm_derive_kernel(kdir, store->cfg, m, &m->kernels[i]);
+			ret = gm_derive_kernel(kdir, store->cfg, m, &m->kernels[i]);
+	}
+	if (ret) {
+		cache_failed(w, job->dir, ret);
+		return;
 	}
 	m->derive_s = gm_now() - t0;
 	m->inspected_at = time(NULL);
@@ -82,10 +101,7 @@ static void finish(struct work *w)
 		ret = rename(job->dir, dir) ? -errno : 0;
 	}
 	if (ret) {
-		gm_log("%s: cannot store the inspection in %s: %s", w->g->conf->name, dir,
-		       strerror(-ret));
-		gm_rm_rf(job->dir);
-		gm_publish(w->g, GM_ERROR, "cannot write the cache", NULL, NULL);
+		cache_failed(w, dir, ret);
 		return;
 	}
 	gm_cache_remember(w->g, w->key);
@@ -134,6 +150,7 @@ static void run(struct gm_store *store, struct work *ws, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		struct work *w = &ws[i];
 		struct kp_err err = {0};
+		int ret;
 
 		pthread_mutex_lock(&store->lock);
 		w->g->queued = false;
@@ -146,9 +163,13 @@ static void run(struct gm_store *store, struct work *ws, size_t n)
 		pthread_mutex_unlock(&store->lock);
 		if (from_cache(w))
 			continue;
-		if (start_job(w)) {
-			gm_publish(w->g, GM_ERROR, "cannot create a folder in the cache",
-				   NULL, NULL);
+		if ((ret = start_job(w))) {
+			char msg[512];
+
+			snprintf(msg, sizeof(msg),
+				 "cannot create a folder in the cache: %s",
+				 strerror(-ret));
+			gm_publish_host_failure(w->g, msg);
 			continue;
 		}
 		pthread_mutex_lock(&store->lock);
@@ -294,6 +315,11 @@ int gm_wait_ready(struct gm_guest *g)
 
 	struct timespec ts;
 
+	if (g->state == GM_ERROR && g->host_failure && !g->queued) {
+		/* The host's trouble may be over (a relaunch, space freed): try again. */
+		g->state = GM_PENDING;
+		g->host_failure = false;
+	}
 	if (g->state == GM_PENDING && !g->queued) {
 		g->queued = true; /* "inspect on-access" */
 		pthread_cond_broadcast(&store->work);
@@ -305,5 +331,7 @@ int gm_wait_ready(struct gm_guest *g)
 		    ETIMEDOUT)
 			return -EAGAIN;
 	}
-	return store->stop ? -ESHUTDOWN : 0;
+	if (store->stop)
+		return -ESHUTDOWN;
+	return g->state == GM_ERROR && g->host_failure ? -EIO : 0;
 }

@@ -264,14 +264,57 @@ static void test_failed_inspection(void **state)
 
 	fx->fail = true;
 	store = start(fx);
-	assert_int_equal(gm_store_stat(store, "/web/kallsyms", &e), -ENOENT);
+	/* The guest's files fail with EIO, not "no such file": it may come back. */
+	assert_int_equal(gm_store_stat(store, "/web/kallsyms", &e), -EIO);
 	assert_non_null(strstr(read_all(store, "/web/info"), "appliance failed"));
+	assert_int_equal(fx->inspections, 1);
 	stop(store);
 
 	/* A failure of the appliance is not a conclusion about the disk: not cached. */
 	fx->fail = false;
 	store = start(fx);
 	assert_int_equal(gm_store_stat(store, "/web/kallsyms", &e), 0);
+	stop(store);
+	assert_int_equal(fx->inspections, 2);
+}
+
+/* The next reader after a failure of the host has the guest inspected again. */
+static void test_host_failure_retried(void **state)
+{
+	struct fixture *fx = *state;
+	struct gm_store *store;
+	struct gm_entry e;
+	struct listing l = {0};
+
+	fx->fail = true;
+	store = start(fx);
+	assert_int_equal(gm_store_stat(store, "/web/kallsyms", &e), -EIO);
+	assert_int_equal(fx->inspections, 1);
+	fx->fail = false;
+	/* Listing the guest's folder tries again too, and shows its files. */
+	assert_int_equal(gm_store_list(store, "/web", collect, &l), 0);
+	assert_true(listed(&l, "kallsyms"));
+	assert_int_equal(fx->inspections, 2);
+	assert_non_null(strstr(read_all(store, "/web/kallsyms"), "T start_kernel"));
+	assert_non_null(strstr(read_all(store, "/web/info"), "state: ready"));
+	stop(store);
+	assert_int_equal(fx->inspections, 2);
+}
+
+/* A guest's folder still lists its info while its files fail. */
+static void test_host_failure_lists_info(void **state)
+{
+	struct fixture *fx = *state;
+	struct gm_store *store;
+	struct gm_entry e;
+	struct listing l = {0};
+
+	fx->fail = true;
+	store = start(fx);
+	assert_int_equal(gm_store_stat(store, "/web/kallsyms", &e), -EIO);
+	assert_int_equal(gm_store_list(store, "/web", collect, &l), 0);
+	assert_true(listed(&l, "info"));
+	assert_false(listed(&l, "kallsyms"));
 	stop(store);
 	assert_int_equal(fx->inspections, 2);
 }
@@ -306,7 +349,7 @@ static void test_no_os_hint(void **state)
 	fx->fail = true;
 	write_file(path, "QFI\xfb and another header");
 	store = start(fx);
-	assert_int_equal(gm_store_stat(store, "/web/kallsyms", &e), -ENOENT);
+	assert_int_equal(gm_store_stat(store, "/web/kallsyms", &e), -EIO);
 	assert_null(strstr(read_all(store, "/web/info"), "starts like"));
 	stop(store);
 }
@@ -630,6 +673,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cache_and_changed_disk, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_failed_inspection, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_failure_retried, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_host_failure_lists_info, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_no_os_hint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_running_guest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_untrusted_name_ignored, setup,

@@ -150,7 +150,8 @@ static void add_module(struct modlist *ml, const char *path, const char *file)
 	e->size = 0;
 	ret = kp_map_file(path, ml->max, &map, NULL);
 	if (!ret) {
-		ret = symsrc_load_buffer(map.data, map.len, path, &st, &layout, NULL);
+		ret = symsrc_load_buffer(map.data, map.len, path, ml->max, &st, &layout,
+					 NULL);
 		kp_unmap_file(&map);
 	}
 	if (!ret) {
@@ -232,10 +233,11 @@ static bool kpath(char *buf, size_t size, const char *kdir, const char *name)
 }
 
 /* System.map-style sources: a real table, or Debian's placeholder (-ENODATA). */
-static struct symtab *load_map(const char *path, bool *placeholder, struct kp_err *err)
+static struct symtab *load_map(const char *path, uint64_t max, bool *placeholder,
+			       struct kp_err *err)
 {
 	struct symtab *st;
-	int ret = symsrc_load_file(path, &st, NULL, err);
+	int ret = symsrc_load_file(path, max, &st, NULL, err);
 
 	if (ret == -ENODATA && strstr(err->msg, "placeholder"))
 		*placeholder = true;
@@ -283,7 +285,7 @@ void gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_m
 
 	/* Symbols, best source first. */
 	if (k->has_debug_vmlinux && kpath(path, sizeof(path), kdir, GM_F_DEBUG_VMLINUX)) {
-		if (symsrc_load_file(path, &st, NULL, &err)) {
+		if (symsrc_load_file(path, cfg->max_file_size, &st, NULL, &err)) {
 			gm_meta_note(m, "kernel %s: debug vmlinux: %s", k->ver, err.msg);
 		} else if (id_len && st->build_id_len &&
 			   (st->build_id_len != id_len ||
@@ -302,7 +304,7 @@ void gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_m
 		kp_err_clear(&err);
 	}
 	if (!st && k->has_sysmap && kpath(path, sizeof(path), kdir, GM_F_SYSMAP)) {
-		st = load_map(path, &k->sysmap_placeholder, &err);
+		st = load_map(path, cfg->max_file_size, &k->sysmap_placeholder, &err);
 		if (st)
 			k->symsrc = GM_SYMS_SYSTEM_MAP;
 		else if (!k->sysmap_placeholder)
@@ -310,7 +312,7 @@ void gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_m
 		kp_err_clear(&err);
 	} else if (k->has_sysmap && kpath(path, sizeof(path), kdir, GM_F_SYSMAP)) {
 		bool ph = false;
-		struct symtab *t = load_map(path, &ph, &err);
+		struct symtab *t = load_map(path, cfg->max_file_size, &ph, &err);
 
 		k->sysmap_placeholder = ph;
 		symtab_free(t);
@@ -320,7 +322,7 @@ void gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_m
 	    kpath(path, sizeof(path), kdir, GM_F_DEBUG_SYSMAP)) {
 		bool ph = false;
 
-		st = load_map(path, &ph, &err);
+		st = load_map(path, cfg->max_file_size, &ph, &err);
 		if (st)
 			k->symsrc = GM_SYMS_DEBUG_SYSTEM_MAP;
 		else

@@ -387,7 +387,7 @@ static int write_buffer(const char *out, const void *data, size_t len, struct kp
 	return ret ? kp_errorf(err, -ret, "%s: %s", out, strerror(-ret)) : 0;
 }
 
-int gm_derive_vmlinux(const char *vmlinuz, const char *out, uint64_t max,
+int gm_derive_vmlinux(const char *vmlinuz, const char *out, uint64_t max_in, uint64_t max,
 		      struct kp_err *err)
 {
 	struct kp_mapping map;
@@ -395,10 +395,13 @@ int gm_derive_vmlinux(const char *vmlinuz, const char *out, uint64_t max,
 	size_t len;
 	int ret;
 
-	ret = kp_map_file(vmlinuz, max, &map, err);
+	ret = kp_map_file(vmlinuz, max_in, &map, err);
 	if (ret)
 		return ret;
-	if (elf_detect(map.data, map.len)) {
+	if (elf_detect(map.data, map.len) && map.len > max) {
+		ret = kp_errorf(err, EFBIG, "%s: %zu bytes, over the %llu-byte limit",
+				vmlinuz, map.len, (unsigned long long)max);
+	} else if (elf_detect(map.data, map.len)) {
 		ret = write_buffer(out, map.data, map.len, err);
 	} else if (!kimage_is_bzimage(map.data, map.len)) {
 		ret = kp_errorf(err, EINVAL,
@@ -415,7 +418,58 @@ int gm_derive_vmlinux(const char *vmlinuz, const char *out, uint64_t max,
 	return ret;
 }
 
-int gm_derive_module(const char *src, const char *out, uint64_t max, struct kp_err *err)
+/*
+ * What gm_derive_vmlinux() makes of @vmlinuz, by the image's word: an ELF
+ * is served as it is, a bzImage's compressed payload ends with the kernel's
+ * size (checked by kimage_extract()). -ENODATA when the image says nothing.
+ */
+int gm_vmlinux_declared(const char *vmlinuz, uint64_t max, uint64_t *size)
+{
+	struct kp_mapping map;
+	const unsigned char *payload;
+	enum kp_comp comp;
+	size_t plen;
+	int ret;
+
+	if (kp_map_file(vmlinuz, max, &map, NULL))
+		return -ENODATA;
+	ret = -ENODATA;
+	if (elf_detect(map.data, map.len)) {
+		*size = map.len;
+		ret = 0;
+	} else if (kimage_is_bzimage(map.data, map.len) &&
+		   !kimage_payload(map.data, map.len, (const void **)&payload, &plen,
+				   &comp, NULL) &&
+		   plen >= 4) {
+		const unsigned char *t = payload + plen - 4;
+
+		*size = comp == KP_COMP_NONE
+				? plen
+				: ((uint64_t)t[0] | (uint64_t)t[1] << 8 |
+				   (uint64_t)t[2] << 16 | (uint64_t)t[3] << 24);
+		ret = 0;
+	}
+	kp_unmap_file(&map);
+	return ret;
+}
+
+/* What gm_derive_module() makes of @src, by its format's word (kp_comp_declared_size()).
+ */
+int gm_module_declared(const char *src, uint64_t max, uint64_t *size)
+{
+	struct kp_mapping map;
+	int ret;
+
+	if (kp_map_file(src, max, &map, NULL))
+		return -ENODATA;
+	ret = kp_comp_declared_size(kp_comp_detect(map.data, map.len), map.data, map.len,
+				    size);
+	kp_unmap_file(&map);
+	return ret;
+}
+
+int gm_derive_module(const char *src, const char *out, uint64_t max_in, uint64_t max,
+		     struct kp_err *err)
 {
 	struct kp_mapping map;
 	enum kp_comp comp;
@@ -423,15 +477,20 @@ int gm_derive_module(const char *src, const char *out, uint64_t max, struct kp_e
 	size_t len;
 	int ret;
 
-	ret = kp_map_file(src, max, &map, err);
+	ret = kp_map_file(src, max_in, &map, err);
 	if (ret)
 		return ret;
 	comp = kp_comp_detect(map.data, map.len);
-	if (comp == KP_COMP_NONE) {
+	if (comp == KP_COMP_NONE && map.len > max) {
+		ret = kp_errorf(err, EFBIG, "%s: %zu bytes, over the %llu-byte limit",
+				src, map.len, (unsigned long long)max);
+	} else if (comp == KP_COMP_NONE) {
 		ret = write_buffer(out, map.data, map.len, err);
 	} else {
 		ret = kp_decompress(comp, map.data, map.len, max, &raw, &len, err);
-		if (!ret) {
+		if (ret)
+			kp_err_prefix(err, "%s", src);
+		else {
 			ret = write_buffer(out, raw, len, err);
 			free(raw);
 		}

@@ -92,8 +92,11 @@ static int gm_open(const char *path, struct fuse_file_info *fi)
 	if (ret)
 		return ret;
 	fi->fh = (uint64_t)(uintptr_t)h;
-	/* Generated files may change size between opens: no cached size limits reads. */
-	fi->direct_io = gm_store_is_mem(h);
+	/*
+	 * Generated files may change size between opens, and a file made by this
+	 * open may have been stat'ed as 0 bytes: no cached size limits reads.
+	 */
+	fi->direct_io = gm_store_is_mem(h) || gm_store_is_sized_late(h);
 	/* A new inspection gives new mtimes, which drop stale pages (auto_inval_data). */
 	fi->keep_cache = gm_store_is_stable(h);
 	return 0;

@@ -67,7 +67,8 @@ static void test_layout(void **state)
 	cur->symsrc = GM_SYMS_VMLINUZ;
 	meta.kernels[1].symsrc = GM_SYMS_VMLINUZ;
 
-	t = gm_tree_build("web", keydir, &meta, &meta.kernels[1], 1, "info", 4, "{}", 2);
+	t = gm_tree_build("web", NULL, keydir, &meta, &meta.kernels[1], 1, "info", 4,
+			  "{}", 2);
 	assert_non_null(t);
 	root = t->root;
 	/* The default kernel (6.1.0 here, not the newest) at the top. */
@@ -108,7 +109,7 @@ static void test_pending(void **state)
 {
 	/* Before an inspection: only info, and no by-pid view. */
 	struct gm_tree *t =
-		gm_tree_build("web", NULL, NULL, NULL, 1, "pending", 7, "{}", 2);
+		gm_tree_build("web", NULL, NULL, NULL, NULL, 1, "pending", 7, "{}", 2);
 
 	assert_non_null(t);
 	assert_non_null(at(t->root, GUEST_F_INFO));

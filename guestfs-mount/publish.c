@@ -101,6 +101,10 @@ void gm_publish(struct gm_guest *g, enum gm_state state, const char *error,
 	gm_buf_release(&json);
 	if (!t)
 		gm_log("%s: out of memory building its tree", g->conf->name);
+	else if (t->modules_cut)
+		gm_log("%s: module trees hold more than %u files and folders "
+		       "(max-files): the rest is not served",
+		       g->conf->name, store->cfg->max_files);
 
 	pthread_mutex_lock(&store->lock);
 	if (t) {

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -248,6 +249,17 @@ static struct gm_node *add_lazy(struct gm_tree *t, struct gm_node *dir, const ch
 	return n->src ? n : NULL;
 }
 
+/* One more file or folder of a module tree, within max-files. */
+static bool take_module_node(struct gm_tree *t)
+{
+	if (!t->mod_left) {
+		t->modules_cut = true;
+		return false;
+	}
+	t->mod_left--;
+	return true;
+}
+
 /* Mirror the module tree copied out of the guest; compressed modules served decompressed.
  */
 static int add_module_tree(struct gm_tree *t, struct gm_node *dir, const char *hdir,
@@ -266,8 +278,10 @@ static int add_module_tree(struct gm_tree *t, struct gm_node *dir, const char *h
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
 		    gm_path(path, sizeof(path), "%s/%s", hdir, de->d_name) ||
-		    lstat(path, &st))
+		    lstat(path, &st) || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)))
 			continue;
+		if (!take_module_node(t))
+			break;
 		if (S_ISDIR(st.st_mode)) {
 			struct gm_node *sub = gm_tree_dir(t, dir, de->d_name);
 
@@ -279,8 +293,6 @@ static int add_module_tree(struct gm_tree *t, struct gm_node *dir, const char *h
 				ret = add_module_tree(t, sub, path, out, depth + 1);
 			continue;
 		}
-		if (!S_ISREG(st.st_mode))
-			continue;
 		sfx = gm_module_comp_suffix(de->d_name);
 		if (!sfx) {
 			if (!gm_tree_file(t, dir, de->d_name, GM_KIND_MODULE, path,
@@ -396,6 +408,7 @@ struct gm_tree *gm_tree_build(const char *name, const struct gm_config *cfg,
 
 	if (!t)
 		return NULL;
+	t->mod_left = cfg ? cfg->max_files : UINT_MAX;
 	t->max_file_size = cfg ? cfg->max_file_size : UINT64_MAX;
 	root = t->root;
 	ok &= gm_tree_mem(t, root, GUEST_F_INFO, GM_KIND_INFO, info, info_len) != NULL;

@@ -54,6 +54,9 @@ struct gm_tree {
 	time_t mtime;
 	/* Bytes of files made on first use found already made when it was built. */
 	uint64_t derived;
+	/* A module tree had more files and folders than max-files: the rest is not served. */
+	bool modules_cut;
+	unsigned mod_left; /* while building: module tree nodes still allowed */
 	uint64_t max_file_size;
 	struct gm_tree *older;	/* trees replaced while mounted, freed at exit */
 };
@@ -82,9 +85,10 @@ struct gm_node *gm_node_child(const struct gm_node *dir, const char *name);
  * The tree of a guest whose inspection is in the cache folder @keydir: the
  * default kernel's files at the top, kernels/<version>/ for every kernel,
  * lib/modules/<version>/ module trees, info and info.json (given), and the
- * by-pid view. @def is the default kernel or NULL. Files made on first
- * use are sized from their sources' headers, within @cfg's max-file-size,
- * never made here. @cfg may be NULL: no limits.
+ * by-pid view. @def is the default kernel or NULL. @cfg's max-files bounds
+ * the files and folders of all module trees together (modules_cut tells),
+ * and files made on first use are sized from their sources' headers, never
+ * made here. @cfg may be NULL: no limits.
  */
 struct gm_tree *gm_tree_build(const char *name, const struct gm_config *cfg,
 			      const char *keydir, const struct gm_meta *meta,

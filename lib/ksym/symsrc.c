@@ -105,9 +105,6 @@ static int load_into(const void *buf, size_t len, const char *what, uint64_t max
 	enum kp_comp comp;
 	int ret;
 
-	if (len > max)
-		return kp_errorf(err, EFBIG, "%s: %zu bytes, over the %llu-byte limit",
-				 what, len, (unsigned long long)max);
 	if (kimage_is_bzimage(buf, len)) {
 		ret = kimage_load_symbols(buf, len, max, st, err);
 		return ret ? kp_err_prefix(err, "%s", what) : 0;
@@ -152,7 +149,8 @@ int symsrc_load_file(const char *path, uint64_t max, struct symtab **out,
 	int ret;
 
 	*out = NULL;
-	ret = kp_map_file(path, max, &map, err);
+	/* Mapping costs what is read: a large debug vmlinux is fine, a bomb is not. */
+	ret = kp_map_file(path, KP_FILE_MAX, &map, err);
 	if (ret)
 		return ret;
 	ret = symsrc_load_buffer(map.data, map.len, path, max, out, layout, err);

@@ -25,16 +25,16 @@ enum symsrc_kind {
 const char *symsrc_kind_name(enum symsrc_kind kind);
 
 /*
- * What kvmprof's own commands accept from a symbol source, read or
- * decompressed: a file is guest data as often as not, and a 32 KB module
- * may expand to gigabytes. guestfs-mount passes its max-file-size instead.
+ * What kvmprof's own commands let a symbol source decompress to: a file is
+ * guest data as often as not, and a 32 KB module may expand to gigabytes.
+ * guestfs-mount passes its max-file-size instead.
  */
 #define SYMSRC_MAX_DEFAULT (256ULL << 20)
 
 /*
- * Load any supported file. Neither the file nor any decompressed form of it
- * (module, kernel image payload) may exceed @max bytes: -EFBIG, and @err
- * names the file and the limit. @layout (may be NULL) receives the section
+ * Load any supported file (at most KP_FILE_MAX bytes). No decompressed form
+ * of it (module, kernel image payload) may exceed @max bytes: -EFBIG, and
+ * @err names the file and the limit. @layout (may be NULL) receives the section
  * layout when the input is a module. On failure *out is NULL and @err names
  * the file.
  */

@@ -92,9 +92,9 @@ expect_fail "corrupted vmlinuz payload" "vmlinuz.corrupt" "$KVMPROF" symbols "$T
 printf 'hello\nworld\n' >"$TMP/text.txt"
 expect_fail "not a symbol source" "text.txt: not a kernel symbol source" "$KVMPROF" symbols "$TMP/text.txt"
 expect_fail "directory" "is a directory" "$KVMPROF" symbols "$TMP"
-# A sparse file one MiB over SYMSRC_MAX_DEFAULT (lib/ksym/symsrc.h): refused before reading.
-truncate -s 257M "$TMP/huge"
-expect_fail "an input over 256 MiB is refused" "huge: 269484032 bytes, larger than the 268435456-byte limit" \
+# A sparse file one MiB over KP_FILE_MAX (lib/base/fileio.h): refused before reading.
+truncate -s 1025M "$TMP/huge"
+expect_fail "an input over 1 GiB is refused" "huge: 1074790400 bytes, larger than the 1073741824-byte limit" \
 	"$KVMPROF" symbols "$TMP/huge"
 rm -f "$TMP/huge"
 : >"$TMP/empty"

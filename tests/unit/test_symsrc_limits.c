@@ -210,17 +210,6 @@ static void test_gzip_declared(void **state)
 	expect_refused(measured(), RSS_UPFRONT_KB);
 }
 
-/* The file itself is bounded too, compressed or not. */
-static void test_file_over_limit(void **state)
-{
-	FILE *f = create("huge.ko");
-
-	assert_int_equal(ftruncate(fileno(f), (off_t)(2 * LIMIT)), 0);
-	fclose(f);
-	limit = LIMIT;
-	expect_refused(measured(), RSS_UPFRONT_KB);
-}
-
 /* What the formats state, read without decompressing. */
 static void test_declared_sizes(void **state)
 {
@@ -274,7 +263,6 @@ int main(void)
 		cmocka_unit_test(test_zstd_undeclared),
 		cmocka_unit_test(test_xz_declared),
 		cmocka_unit_test(test_gzip_declared),
-		cmocka_unit_test(test_file_over_limit),
 		cmocka_unit_test(test_declared_sizes),
 	};
 

@@ -123,7 +123,8 @@ static int load_into(const void *buf, size_t len, const char *what, uint64_t max
 }
 
 int symsrc_load_buffer(const void *buf, size_t len, const char *what, uint64_t max,
-		       struct symtab **out, struct kmod_layout *layout, struct kp_err *err)
+		       struct symtab **out, struct kmod_layout *layout,
+		       struct kp_err *err)
 {
 	struct symtab *st = symtab_new();
 	int ret;

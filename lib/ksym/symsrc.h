@@ -41,6 +41,7 @@ const char *symsrc_kind_name(enum symsrc_kind kind);
 int symsrc_load_file(const char *path, uint64_t max, struct symtab **out,
 		     struct kmod_layout *layout, struct kp_err *err);
 int symsrc_load_buffer(const void *buf, size_t len, const char *what, uint64_t max,
-		       struct symtab **out, struct kmod_layout *layout, struct kp_err *err);
+		       struct symtab **out, struct kmod_layout *layout,
+		       struct kp_err *err);
 
 #endif

@@ -153,7 +153,8 @@ static void add_module(struct modlist *ml, const char *path, const char *file)
 	e->size = 0;
 	ret = kp_map_file(path, ml->max, &map, NULL);
 	if (!ret) {
-		ret = symsrc_load_buffer(map.data, map.len, path, &st, &layout, NULL);
+		ret = symsrc_load_buffer(map.data, map.len, path, ml->max, &st, &layout,
+					 NULL);
 		kp_unmap_file(&map);
 	}
 	if (!ret) {
@@ -237,10 +238,11 @@ static bool kpath(char *buf, size_t size, const char *kdir, const char *name)
 }
 
 /* System.map-style sources: a real table, or Debian's placeholder (-ENODATA). */
-static struct symtab *load_map(const char *path, bool *placeholder, struct kp_err *err)
+static struct symtab *load_map(const char *path, uint64_t max, bool *placeholder,
+			       struct kp_err *err)
 {
 	struct symtab *st;
-	int ret = symsrc_load_file(path, &st, NULL, err);
+	int ret = symsrc_load_file(path, max, &st, NULL, err);
 
 	if (ret == -ENODATA && strstr(err->msg, "placeholder"))
 		*placeholder = true;
@@ -294,7 +296,7 @@ int gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_me
 
 	/* Symbols, best source first. */
 	if (k->has_debug_vmlinux && kpath(path, sizeof(path), kdir, GM_F_DEBUG_VMLINUX)) {
-		if (symsrc_load_file(path, &st, NULL, &err)) {
+		if (symsrc_load_file(path, cfg->max_file_size, &st, NULL, &err)) {
 			gm_meta_note(m, "kernel %s: debug vmlinux: %s", k->ver, err.msg);
 		} else if (id_len && st->build_id_len &&
 			   (st->build_id_len != id_len ||
@@ -313,7 +315,7 @@ int gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_me
 		kp_err_clear(&err);
 	}
 	if (!st && k->has_sysmap && kpath(path, sizeof(path), kdir, GM_F_SYSMAP)) {
-		st = load_map(path, &k->sysmap_placeholder, &err);
+		st = load_map(path, cfg->max_file_size, &k->sysmap_placeholder, &err);
 		if (st)
 			k->symsrc = GM_SYMS_SYSTEM_MAP;
 		else if (!k->sysmap_placeholder)
@@ -321,7 +323,7 @@ int gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_me
 		kp_err_clear(&err);
 	} else if (k->has_sysmap && kpath(path, sizeof(path), kdir, GM_F_SYSMAP)) {
 		bool ph = false;
-		struct symtab *t = load_map(path, &ph, &err);
+		struct symtab *t = load_map(path, cfg->max_file_size, &ph, &err);
 
 		k->sysmap_placeholder = ph;
 		symtab_free(t);
@@ -331,7 +333,7 @@ int gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_me
 	    kpath(path, sizeof(path), kdir, GM_F_DEBUG_SYSMAP)) {
 		bool ph = false;
 
-		st = load_map(path, &ph, &err);
+		st = load_map(path, cfg->max_file_size, &ph, &err);
 		if (st)
 			k->symsrc = GM_SYMS_DEBUG_SYSTEM_MAP;
 		else
@@ -396,7 +398,7 @@ static int write_buffer(const char *out, const void *data, size_t len, struct kp
 	return ret ? kp_errorf(err, -ret, "%s: %s", out, strerror(-ret)) : 0;
 }
 
-int gm_derive_vmlinux(const char *vmlinuz, const char *out, uint64_t max,
+int gm_derive_vmlinux(const char *vmlinuz, const char *out, uint64_t max_in, uint64_t max,
 		      struct kp_err *err)
 {
 	struct kp_mapping map;
@@ -404,10 +406,13 @@ int gm_derive_vmlinux(const char *vmlinuz, const char *out, uint64_t max,
 	size_t len;
 	int ret;
 
-	ret = kp_map_file(vmlinuz, max, &map, err);
+	ret = kp_map_file(vmlinuz, max_in, &map, err);
 	if (ret)
 		return ret;
-	if (elf_detect(map.data, map.len)) {
+	if (elf_detect(map.data, map.len) && map.len > max) {
+		ret = kp_errorf(err, EFBIG, "%s: %zu bytes, over the %llu-byte limit",
+				vmlinuz, map.len, (unsigned long long)max);
+	} else if (elf_detect(map.data, map.len)) {
 		ret = write_buffer(out, map.data, map.len, err);
 	} else if (!kimage_is_bzimage(map.data, map.len)) {
 		ret = kp_errorf(err, EINVAL,
@@ -424,7 +429,58 @@ int gm_derive_vmlinux(const char *vmlinuz, const char *out, uint64_t max,
 	return ret;
 }
 
-int gm_derive_module(const char *src, const char *out, uint64_t max, struct kp_err *err)
+/*
+ * What gm_derive_vmlinux() makes of @vmlinuz, by the image's word: an ELF
+ * is served as it is, a bzImage's compressed payload ends with the kernel's
+ * size (checked by kimage_extract()). -ENODATA when the image says nothing.
+ */
+int gm_vmlinux_declared(const char *vmlinuz, uint64_t max, uint64_t *size)
+{
+	struct kp_mapping map;
+	const unsigned char *payload;
+	enum kp_comp comp;
+	size_t plen;
+	int ret;
+
+	if (kp_map_file(vmlinuz, max, &map, NULL))
+		return -ENODATA;
+	ret = -ENODATA;
+	if (elf_detect(map.data, map.len)) {
+		*size = map.len;
+		ret = 0;
+	} else if (kimage_is_bzimage(map.data, map.len) &&
+		   !kimage_payload(map.data, map.len, (const void **)&payload, &plen,
+				   &comp, NULL) &&
+		   plen >= 4) {
+		const unsigned char *t = payload + plen - 4;
+
+		*size = comp == KP_COMP_NONE
+				? plen
+				: ((uint64_t)t[0] | (uint64_t)t[1] << 8 |
+				   (uint64_t)t[2] << 16 | (uint64_t)t[3] << 24);
+		ret = 0;
+	}
+	kp_unmap_file(&map);
+	return ret;
+}
+
+/* What gm_derive_module() makes of @src, by its format's word (kp_comp_declared_size()).
+ */
+int gm_module_declared(const char *src, uint64_t max, uint64_t *size)
+{
+	struct kp_mapping map;
+	int ret;
+
+	if (kp_map_file(src, max, &map, NULL))
+		return -ENODATA;
+	ret = kp_comp_declared_size(kp_comp_detect(map.data, map.len), map.data, map.len,
+				    size);
+	kp_unmap_file(&map);
+	return ret;
+}
+
+int gm_derive_module(const char *src, const char *out, uint64_t max_in, uint64_t max,
+		     struct kp_err *err)
 {
 	struct kp_mapping map;
 	enum kp_comp comp;
@@ -432,15 +488,20 @@ int gm_derive_module(const char *src, const char *out, uint64_t max, struct kp_e
 	size_t len;
 	int ret;
 
-	ret = kp_map_file(src, max, &map, err);
+	ret = kp_map_file(src, max_in, &map, err);
 	if (ret)
 		return ret;
 	comp = kp_comp_detect(map.data, map.len);
-	if (comp == KP_COMP_NONE) {
+	if (comp == KP_COMP_NONE && map.len > max) {
+		ret = kp_errorf(err, EFBIG, "%s: %zu bytes, over the %llu-byte limit",
+				src, map.len, (unsigned long long)max);
+	} else if (comp == KP_COMP_NONE) {
 		ret = write_buffer(out, map.data, map.len, err);
 	} else {
 		ret = kp_decompress(comp, map.data, map.len, max, &raw, &len, err);
-		if (!ret) {
+		if (ret)
+			kp_err_prefix(err, "%s", src);
+		else {
 			ret = write_buffer(out, raw, len, err);
 			free(raw);
 		}

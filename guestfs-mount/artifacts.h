@@ -31,11 +31,25 @@
 int gm_derive_kernel(const char *kdir, const struct gm_config *cfg, struct gm_meta *m,
 		     struct gm_kernel *k);
 
-/* The kernel ELF inside a kernel image (a bzImage payload), written to @out. */
-int gm_derive_vmlinux(const char *vmlinuz, const char *out, uint64_t max, struct kp_err *err);
+/*
+ * The kernel ELF inside a kernel image (a bzImage payload), written to @out.
+ * The image may be @max_in bytes, what is written @max (else -EFBIG).
+ */
+int gm_derive_vmlinux(const char *vmlinuz, const char *out, uint64_t max_in, uint64_t max,
+		      struct kp_err *err);
 
-/* A compressed module (.ko.xz, .ko.zst, .ko.gz) decompressed to @out. */
-int gm_derive_module(const char *src, const char *out, uint64_t max, struct kp_err *err);
+/* A compressed module (.ko.xz, .ko.zst, .ko.gz) decompressed to @out; limits as above. */
+int gm_derive_module(const char *src, const char *out, uint64_t max_in, uint64_t max,
+		     struct kp_err *err);
+
+/*
+ * The size gm_derive_vmlinux() or gm_derive_module() would make, read from
+ * the source's headers without decompressing: 0, or -ENODATA when the
+ * source states none. Only the guest's word: derive with @max set to it,
+ * and check the result.
+ */
+int gm_vmlinux_declared(const char *vmlinuz, uint64_t max, uint64_t *size);
+int gm_module_declared(const char *src, uint64_t max, uint64_t *size);
 
 /* Module file names the tree serves decompressed: the length of the suffix, or 0. */
 size_t gm_module_comp_suffix(const char *name);

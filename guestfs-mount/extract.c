@@ -33,6 +33,7 @@ struct ctx {
 	guestfs_h *g;
 	struct gm_job *job;
 	uint64_t files, bytes; /* copied so far, against the per-guest limits */
+	uint64_t dirs;	       /* module tree folders made, counted with files */
 	bool files_capped, bytes_capped;
 	int write_err; /* the first file the host could not write: the job fails */
 };
@@ -332,13 +333,15 @@ static int copy_tree(struct ctx *c, const char *gdir, const char *hdir, int dept
 			(*skipped)++;
 			continue;
 		}
-		if (e->ftyp == 'd') {
-			ret = copy_tree(c, gpath, hpath, depth + 1, nr_files, skipped);
-			continue;
-		}
-		if (c->files >= cfg->max_files) {
+		/* Folders count too: each is a host folder and a node of the tree. */
+		if (c->files + c->dirs >= cfg->max_files) {
 			c->files_capped = true;
 			(*skipped)++;
+			continue;
+		}
+		if (e->ftyp == 'd') {
+			c->dirs++;
+			ret = copy_tree(c, gpath, hpath, depth + 1, nr_files, skipped);
 			continue;
 		}
 		if (!budget(c)) {
@@ -606,7 +609,8 @@ static void copy_kernels(struct ctx *c)
 	}
 	free(kernels);
 	if (c->files_capped)
-		gm_meta_note(&job->meta, "stopped copying at %u files (max-files)",
+		gm_meta_note(&job->meta,
+			     "stopped copying at %u files and folders (max-files)",
 			     cfg->max_files);
 	if (c->bytes_capped)
 		gm_meta_note(&job->meta, "stopped copying at %llu bytes (max-total-size)",

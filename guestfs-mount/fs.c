@@ -101,7 +101,8 @@ static int gm_open(const char *path, struct fuse_file_info *fi)
 	 * Reads go to this handle, not to the kernel's page cache: a path keeps
 	 * its inode when a new inspection replaces the file behind it, and a
 	 * handle opened before must read its own file, to its own size, and not
-	 * pages or a size of the new one. Generated files change size too.
+	 * pages or a size of the new one. Generated files change size too, and
+	 * a file made by this open may have been stat'ed as 0 bytes.
 	 */
 	fi->direct_io = 1;
 	/* A new inspection gives new mtimes, which drop stale pages (auto_inval_data). */

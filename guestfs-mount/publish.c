@@ -92,7 +92,7 @@ static void publish(struct gm_guest *g, enum gm_state state, const char *error,
 	c.disk_sizes = g->sizes[0] ? g->sizes : NULL;
 	gm_info_text(&info, &c);
 	gm_info_json(&json, &c);
-	t = gm_tree_build(g->conf->name, keydir, meta, def,
+	t = gm_tree_build(g->conf->name, store->cfg, keydir, meta, def,
 			  meta && meta->inspected_at ? meta->inspected_at
 						     : store->start_time,
 			  info.data ? info.data : "", info.len,
@@ -101,6 +101,10 @@ static void publish(struct gm_guest *g, enum gm_state state, const char *error,
 	gm_buf_release(&json);
 	if (!t)
 		gm_log("%s: out of memory building its tree", g->conf->name);
+	else if (t->modules_cut)
+		gm_log("%s: module trees hold more than %u files and folders "
+		       "(max-files): the rest is not served",
+		       g->conf->name, store->cfg->max_files);
 
 	pthread_mutex_lock(&store->lock);
 	if (t) {
@@ -109,6 +113,12 @@ static void publish(struct gm_guest *g, enum gm_state state, const char *error,
 			store->graveyard = g->tree;
 		}
 		g->tree = t;
+		/* The same inspection's files stay counted; a new one counts its own. */
+		if (keydir && strcmp(g->derived_key, g->key)) {
+			snprintf(g->derived_key, sizeof(g->derived_key), "%s", g->key);
+			g->derived = t->derived;
+			g->derived_gen++;
+		}
 	}
 	g->state = state;
 	g->host_failure = host_failure;

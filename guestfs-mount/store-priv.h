@@ -55,6 +55,13 @@ struct gm_guest {
 	struct gm_meta meta;
 	bool have_meta;
 	struct gm_tree *tree; /* never NULL after init */
+	/*
+	 * Bytes of files made on first use in the cache folder of derived_key,
+	 * against max-derived-size; derived_gen counts the folders it counted.
+	 */
+	uint64_t derived;
+	char derived_key[17];
+	unsigned derived_gen;
 	struct gm_live live;  /* what its QEMU process runs, when running */
 	double live_at;
 	char live_key[17]; /* the inspection (kernel set) live was worked out from */

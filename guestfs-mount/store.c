@@ -271,48 +271,120 @@ static int resolve(struct gm_store *store, const char *path, struct spot *s,
 	return 0;
 }
 
-/* Make a file on first use (lock held; dropped while working). */
-static int make(struct gm_store *store, struct gm_node *n)
+/*
+ * How many bytes @n may be made of (lock held): its stated size, within
+ * max-file-size and what is left of its guest's max-derived-size; when the
+ * source states no size, whatever is left. -EFBIG or -EDQUOT, logged with
+ * the guest, the file and the limit, when it cannot be made.
+ */
+static int derive_cap(const struct gm_store *store, const struct spot *s,
+		      const char *path, uint64_t *cap)
 {
+	const struct gm_config *cfg = store->cfg;
+	const struct gm_node *n = s->node;
+	uint64_t used = s->owner->derived,
+		 left = cfg->max_derived_size > used ? cfg->max_derived_size - used : 0;
+
+	if (n->size_known && n->size > cfg->max_file_size) {
+		gm_log("%s: %s: not made: its source states %llu bytes, over the "
+		       "%llu-byte max-file-size",
+		       s->owner->conf->name, path, (unsigned long long)n->size,
+		       (unsigned long long)cfg->max_file_size);
+		return -EFBIG;
+	}
+	if ((n->size_known ? n->size : 1) > left) {
+		gm_log("%s: %s: not made: it needs %llu bytes, %llu are left of the "
+		       "guest's %llu-byte max-derived-size",
+		       s->owner->conf->name, path,
+		       (unsigned long long)(n->size_known ? n->size : 1),
+		       (unsigned long long)left,
+		       (unsigned long long)cfg->max_derived_size);
+		return -EDQUOT;
+	}
+	*cap = n->size_known		   ? n->size
+	       : left < cfg->max_file_size ? left
+					   : cfg->max_file_size;
+	return 0;
+}
+
+/* Write @n's file from its source, at most @cap bytes (make_lock held). */
+static int derive(const struct gm_store *store, const struct spot *s, const char *path,
+		  uint64_t cap, uint64_t *size)
+{
+	uint64_t max_in = store->cfg->max_file_size;
+	const struct gm_node *n = s->node;
 	struct kp_err err = {0};
-	uint64_t size;
+	char dir[4096], *slash;
+	int ret;
+
+	if (gm_is_file(n->path, size))
+		return 0;
+	snprintf(dir, sizeof(dir), "%s", n->path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	ret = gm_mkdirs(dir, 0700);
+	if (!ret)
+		ret = n->lazy == GM_LAZY_VMLINUX
+			      ? gm_derive_vmlinux(n->src, n->path, max_in, cap, &err)
+			      : gm_derive_module(n->src, n->path, max_in, cap, &err);
+	if (!ret && !gm_is_file(n->path, size))
+		ret = -EIO;
+	if (!ret && n->size_known && *size != n->size) {
+		/* A stat already said otherwise: a header that lies is refused. */
+		snprintf(err.msg, sizeof(err.msg),
+			 "made %llu bytes, but its source states %llu",
+			 (unsigned long long)*size, (unsigned long long)n->size);
+		unlink(n->path);
+		ret = -EIO;
+	}
+	if (ret)
+		gm_log("%s: cannot make %s: %s", s->owner->conf->name, path,
+		       err.msg[0] ? err.msg : strerror(-ret));
+	return ret;
+}
+
+/*
+ * Make a file on first open, never on stat (lock held; dropped while
+ * working). *sized_late tells that the size stat reported was not known.
+ */
+static int make(struct gm_store *store, struct spot *s, const char *path,
+		bool *sized_late)
+{
+	struct gm_node *n = s->node;
+	struct gm_guest *g = s->owner;
+	uint64_t cap = 0, size = 0;
+	unsigned gen = g->derived_gen;
 	int ret;
 
 	if (n->lazy == GM_LAZY_NONE || n->made)
 		return 0;
 	if (n->made_err)
 		return -n->made_err;
-	pthread_mutex_unlock(&store->lock);
-	pthread_mutex_lock(&store->make_lock);
-	if (gm_is_file(n->path, &size)) {
-		ret = 0;
-	} else {
-		char dir[4096], *slash;
-
-		snprintf(dir, sizeof(dir), "%s", n->path);
-		slash = strrchr(dir, '/');
-		if (slash)
-			*slash = '\0';
-		ret = gm_mkdirs(dir, 0700);
-		if (!ret)
-			ret = n->lazy == GM_LAZY_VMLINUX
-				      ? gm_derive_vmlinux(n->src, n->path,
-							  store->cfg->max_file_size, &err)
-				      : gm_derive_module(n->src, n->path,
-							 store->cfg->max_file_size, &err);
-		if (ret)
-			gm_log("cannot make %s: %s", n->path,
-			       err.msg[0] ? err.msg : strerror(-ret));
-		if (!ret && !gm_is_file(n->path, &size))
-			ret = -EIO;
+	ret = derive_cap(store, s, path, &cap);
+	if (!ret) {
+		g->derived += cap; /* held while unlocked */
+		pthread_mutex_unlock(&store->lock);
+		pthread_mutex_lock(&store->make_lock);
+		ret = derive(store, s, path, cap, &size);
+		pthread_mutex_unlock(&store->make_lock);
+		pthread_mutex_lock(&store->lock);
+		/* A new inspection meanwhile started a new count without this file. */
+		if (gen == g->derived_gen)
+			g->derived -= cap;
+		/* Capped by the budget rather than max-file-size: the budget ran out. */
+		if (ret == -EFBIG && !n->size_known && cap < store->cfg->max_file_size)
+			ret = -EDQUOT;
 	}
-	pthread_mutex_unlock(&store->make_lock);
-	pthread_mutex_lock(&store->lock);
 	if (ret) {
-		n->made_err = ret == -EFBIG ? EFBIG : EIO;
+		n->made_err = ret == -EFBIG || ret == -EDQUOT ? -ret : EIO;
 		return -n->made_err;
 	}
+	if (gen == g->derived_gen)
+		g->derived += size;
+	*sized_late = !n->size_known;
 	n->size = size;
+	n->size_known = true;
 	n->made = true;
 	return 0;
 }
@@ -345,9 +417,8 @@ int gm_store_stat(struct gm_store *store, const char *path, struct gm_entry *e)
 	int ret;
 
 	pthread_mutex_lock(&store->lock);
+	/* Never makes a file: a stat reports the size its source states. */
 	ret = resolve(store, path, &s, false);
-	if (!ret && s.where == AT_NODE && !s.node->dir)
-		ret = make(store, s.node);
 	if (!ret)
 		entry_of(&s, e);
 	spot_done(&s);
@@ -416,6 +487,7 @@ struct gm_open {
 	char *data; /* a copy of an in-memory file */
 	size_t len;
 	bool by_pid;
+	bool sized_late; /* made by this open, of a size no stat could tell */
 };
 
 /* Serve a copy of @len bytes: the source may change after open. */
@@ -453,7 +525,7 @@ int gm_store_open(struct gm_store *store, const char *path, gm_may_open_fn may_o
 		ret = may_open(&e);
 	}
 	if (!ret)
-		ret = make(store, s.node);
+		ret = make(store, &s, path, &h->sized_late);
 	if (!ret && s.live) {
 		ret = copy_out(h, s.data, s.len);
 	} else if (!ret && s.node->path) {
@@ -480,7 +552,12 @@ int gm_store_open(struct gm_store *store, const char *path, gm_may_open_fn may_o
 
 bool gm_store_is_stable(const struct gm_open *h)
 {
-	return h->fd >= 0 && !h->by_pid;
+	return h->fd >= 0 && !h->by_pid && !h->sized_late;
+}
+
+bool gm_store_is_sized_late(const struct gm_open *h)
+{
+	return h->sized_late;
 }
 
 int gm_store_read(struct gm_open *h, char *buf, size_t size, off_t off)

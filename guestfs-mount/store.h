@@ -54,6 +54,12 @@ struct gm_entry {
 	bool module_tree;  /* a folder of a lib/modules tree */
 };
 
+/*
+ * Files made on first use (kernel ELF, decompressed modules) are made by
+ * gm_store_open(), within max-file-size and the guest's max-derived-size
+ * (-EFBIG, -EDQUOT); a stat never makes one and reports the size its source
+ * states, or 0 when it states none.
+ */
 int gm_store_stat(struct gm_store *store, const char *path, struct gm_entry *e);
 
 typedef int (*gm_fill_fn)(void *ctx, const char *name, const struct gm_entry *e);
@@ -70,6 +76,11 @@ int gm_store_open(struct gm_store *store, const char *path, gm_may_open_fn may_o
  * changes file when the guest boots another kernel) do not.
  */
 bool gm_store_is_stable(const struct gm_open *h);
+/*
+ * Was the file made by this open, with a size no earlier stat could know (its
+ * source states none)? The kernel may still hold the stated 0: read directly.
+ */
+bool gm_store_is_sized_late(const struct gm_open *h);
 int gm_store_read(struct gm_open *h, char *buf, size_t size, off_t off);
 void gm_store_close(struct gm_open *h);
 

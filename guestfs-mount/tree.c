@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -219,20 +220,44 @@ static struct gm_node *add_cached(struct gm_tree *t, struct gm_node *dir,
 	return gm_tree_file(t, dir, name, kind, path, size);
 }
 
+/*
+ * A file made on first open. Its size until then is what its source states
+ * (stat must not make it: a find over the tree would fill the cache), or 0
+ * when the source states none; making it then settles the size.
+ */
 static struct gm_node *add_lazy(struct gm_tree *t, struct gm_node *dir, const char *name,
 				enum gm_kind kind, enum gm_lazy lazy, const char *src,
 				const char *path)
 {
-	uint64_t size;
-	bool made = gm_is_file(path, &size);
-	struct gm_node *n = gm_tree_file(t, dir, name, kind, path, made ? size : 0);
+	uint64_t size = 0;
+	bool made = gm_is_file(path, &size), known = made;
+	struct gm_node *n;
 
+	if (made)
+		t->derived += size;
+	else if (lazy == GM_LAZY_VMLINUX)
+		known = !gm_vmlinux_declared(src, t->max_file_size, &size);
+	else
+		known = !gm_module_declared(src, t->max_file_size, &size);
+	n = gm_tree_file(t, dir, name, kind, path, known ? size : 0);
 	if (!n)
 		return NULL;
 	n->lazy = lazy;
 	n->made = made;
+	n->size_known = known;
 	n->src = strdup(src);
 	return n->src ? n : NULL;
+}
+
+/* One more file or folder of a module tree, within max-files. */
+static bool take_module_node(struct gm_tree *t)
+{
+	if (!t->mod_left) {
+		t->modules_cut = true;
+		return false;
+	}
+	t->mod_left--;
+	return true;
 }
 
 /* Mirror the module tree copied out of the guest; compressed modules served decompressed.
@@ -253,8 +278,10 @@ static int add_module_tree(struct gm_tree *t, struct gm_node *dir, const char *h
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
 		    gm_path(path, sizeof(path), "%s/%s", hdir, de->d_name) ||
-		    lstat(path, &st))
+		    lstat(path, &st) || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)))
 			continue;
+		if (!take_module_node(t))
+			break;
 		if (S_ISDIR(st.st_mode)) {
 			struct gm_node *sub = gm_tree_dir(t, dir, de->d_name);
 
@@ -266,8 +293,6 @@ static int add_module_tree(struct gm_tree *t, struct gm_node *dir, const char *h
 				ret = add_module_tree(t, sub, path, out, depth + 1);
 			continue;
 		}
-		if (!S_ISREG(st.st_mode))
-			continue;
 		sfx = gm_module_comp_suffix(de->d_name);
 		if (!sfx) {
 			if (!gm_tree_file(t, dir, de->d_name, GM_KIND_MODULE, path,
@@ -371,10 +396,10 @@ static struct gm_node *pidview(struct gm_tree *t, const struct kfiles *kf)
 	return ok ? pv : NULL;
 }
 
-struct gm_tree *gm_tree_build(const char *name, const char *keydir,
-			      const struct gm_meta *meta, const struct gm_kernel *def,
-			      time_t mtime, const char *info, size_t info_len,
-			      const char *json, size_t json_len)
+struct gm_tree *gm_tree_build(const char *name, const struct gm_config *cfg,
+			      const char *keydir, const struct gm_meta *meta,
+			      const struct gm_kernel *def, time_t mtime, const char *info,
+			      size_t info_len, const char *json, size_t json_len)
 {
 	struct gm_tree *t = gm_tree_new(name, mtime);
 	struct gm_node *root, *kernels = NULL, *libmods = NULL;
@@ -383,6 +408,8 @@ struct gm_tree *gm_tree_build(const char *name, const char *keydir,
 
 	if (!t)
 		return NULL;
+	t->mod_left = cfg ? cfg->max_files : UINT_MAX;
+	t->max_file_size = cfg ? cfg->max_file_size : UINT64_MAX;
 	root = t->root;
 	ok &= gm_tree_mem(t, root, GUEST_F_INFO, GM_KIND_INFO, info, info_len) != NULL;
 	ok &= gm_tree_mem(t, root, GUEST_F_INFO_JSON, GM_KIND_INFO, json, json_len) != NULL;

@@ -34,7 +34,8 @@ struct gm_node {
 	uint64_t size;
 	enum gm_lazy lazy;
 	char *src;
-	bool made;		/* lazy file made (size known) */
+	bool made;		/* lazy file made */
+	bool size_known;	/* lazy file: size is the made file's or its source's word */
 	int made_err;		/* lazy file could not be made: the errno to return */
 	/* Folders: children sorted by name once the tree is finished. */
 	bool module_tree;	/* a lib/modules/<version>/ folder or one below it */
@@ -51,6 +52,12 @@ struct gm_tree {
 	struct gm_node **pidviews;	/* the same for each kernel (meta's order) */
 	size_t nr_pidviews;
 	time_t mtime;
+	/* Bytes of files made on first use found already made when it was built. */
+	uint64_t derived;
+	/* A module tree had more files and folders than max-files: the rest is not served. */
+	bool modules_cut;
+	unsigned mod_left; /* while building: module tree nodes still allowed */
+	uint64_t max_file_size;
 	struct gm_tree *older;	/* trees replaced while mounted, freed at exit */
 };
 
@@ -78,9 +85,13 @@ struct gm_node *gm_node_child(const struct gm_node *dir, const char *name);
  * The tree of a guest whose inspection is in the cache folder @keydir: the
  * default kernel's files at the top, kernels/<version>/ for every kernel,
  * lib/modules/<version>/ module trees, info and info.json (given), and the
- * by-pid view. @def is the default kernel or NULL.
+ * by-pid view. @def is the default kernel or NULL. @cfg's max-files bounds
+ * the files and folders of all module trees together (modules_cut tells),
+ * and files made on first use are sized from their sources' headers, never
+ * made here. @cfg may be NULL: no limits.
  */
-struct gm_tree *gm_tree_build(const char *name, const char *keydir, const struct gm_meta *meta,
+struct gm_tree *gm_tree_build(const char *name, const struct gm_config *cfg,
+			      const char *keydir, const struct gm_meta *meta,
 			      const struct gm_kernel *def, time_t mtime, const char *info,
 			      size_t info_len, const char *json, size_t json_len);
 

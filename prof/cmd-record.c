@@ -327,7 +327,7 @@ static void embed_host_symbols(struct record_state *rs, bool quiet)
 	void *blob;
 	size_t len;
 
-	if (symsrc_load_file("/proc/kallsyms", &st, NULL, &err)) {
+	if (symsrc_load_file("/proc/kallsyms", SYMSRC_MAX_DEFAULT, &st, NULL, &err)) {
 		if (!quiet)
 			fprintf(stderr,
 				"kvmprof record: host kernel symbols not embedded: %s\n",
@@ -353,7 +353,7 @@ static int synth_default_guest(struct record_state *rs, const char *path)
 	struct symtab *st;
 	int ret;
 
-	if (symsrc_load_file(path, &st, NULL, &err)) {
+	if (symsrc_load_file(path, SYMSRC_MAX_DEFAULT, &st, NULL, &err)) {
 		fprintf(stderr, "kvmprof record: --guestkallsyms: %s\n", err.msg);
 		return -EINVAL;
 	}

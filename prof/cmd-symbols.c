@@ -215,7 +215,7 @@ int cmd_symbols(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o))
 		return 2;
-	if (symsrc_load_file(o.file, &st, NULL, &err)) {
+	if (symsrc_load_file(o.file, SYMSRC_MAX_DEFAULT, &st, NULL, &err)) {
 		kp_err_print(stderr, "kvmprof symbols", &err);
 		return 1;
 	}

@@ -63,7 +63,7 @@ static bool try_file(const char *path, struct guest_kernel *k, char *tried, size
 	int64_t slide;
 	bool fits;
 
-	if (symsrc_load_file(path, &st, NULL, &err)) {
+	if (symsrc_load_file(path, SYMSRC_MAX_DEFAULT, &st, NULL, &err)) {
 		snprintf(tried, size, "%s", err.msg);
 		return false;
 	}

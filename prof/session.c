@@ -90,7 +90,7 @@ static bool load_kernel_table(struct machine *m, const char *path)
 	struct kp_err err = {0};
 	struct symtab *st;
 
-	if (symsrc_load_file(path, &st, NULL, &err)) {
+	if (symsrc_load_file(path, SYMSRC_MAX_DEFAULT, &st, NULL, &err)) {
 		free(m->kernel->error);
 		m->kernel->error = strdup(err.msg);
 		return false;

@@ -39,6 +39,7 @@ int gm_config_init(struct gm_config *cfg)
 	cfg->mountpoint = strdup(GUEST_MOUNT_DEFAULT);
 	cfg->max_file_size = 256ULL << 20;
 	cfg->max_total_size = 2ULL << 30;
+	cfg->max_derived_size = 2ULL << 30;
 	cfg->max_files = 20000;
 	cfg->max_kernels = 16;
 	return cfg->cache_dir && cfg->mountpoint ? 0 : -ENOMEM;
@@ -392,8 +393,8 @@ static int directive(struct parser *p, const char *key, const char *val)
 	    strcmp(key, "appliance") && strcmp(key, "overlay") &&
 	    strcmp(key, "kvm-debugfs") && strcmp(key, "inspect") &&
 	    strcmp(key, "max-file-size") && strcmp(key, "max-total-size") &&
-	    strcmp(key, "max-files") && strcmp(key, "max-kernels") &&
-	    strcmp(key, "label"))
+	    strcmp(key, "max-derived-size") && strcmp(key, "max-files") &&
+	    strcmp(key, "max-kernels") && strcmp(key, "label"))
 		return perr(p, EINVAL, "unknown directive '%s'", key);
 	if (!*val)
 		return perr(p, EINVAL, "'%s' wants a value", key);
@@ -432,7 +433,8 @@ static int directive(struct parser *p, const char *key, const char *val)
 		cfg->lazy = !strcmp(val, "on-access");
 		return 0;
 	}
-	if (!strcmp(key, "max-file-size") || !strcmp(key, "max-total-size")) {
+	if (!strcmp(key, "max-file-size") || !strcmp(key, "max-total-size") ||
+	    !strcmp(key, "max-derived-size")) {
 		uint64_t v;
 
 		if (gm_parse_size(val, &v) || v < 4096)
@@ -440,8 +442,9 @@ static int directive(struct parser *p, const char *key, const char *val)
 				    "bad size '%s' (a number of bytes, at least 4096, "
 				    "with an optional K, M, G or T suffix)",
 				    val);
-		*(!strcmp(key, "max-file-size") ? &cfg->max_file_size
-						: &cfg->max_total_size) = v;
+		*(!strcmp(key, "max-file-size")	   ? &cfg->max_file_size
+		  : !strcmp(key, "max-total-size") ? &cfg->max_total_size
+						   : &cfg->max_derived_size) = v;
 		return 0;
 	}
 	if (!strcmp(key, "max-files"))

@@ -71,7 +71,9 @@ struct gm_config {
 	bool lazy;		 /* "inspect on-access": no inspection until first use */
 	uint64_t max_file_size;	 /* per file copied out of a guest or derived from one */
 	uint64_t max_total_size; /* per guest, all files copied out */
-	unsigned max_files;	 /* per guest, files copied out */
+	/* Per guest, files made on first use (kernel ELF, decompressed modules). */
+	uint64_t max_derived_size;
+	unsigned max_files;	 /* per guest, files and folders copied out */
 	unsigned max_kernels;	 /* per guest */
 	char *labels[GM_KIND_NR]; /* NULL: the default label */
 	char *qemu_user; /* "qemu-user": who runs trusted QEMUs; NULL: libvirt's default */

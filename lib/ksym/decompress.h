@@ -7,6 +7,7 @@
 #define KVMPROF_DECOMPRESS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/err.h"
 
@@ -26,6 +27,15 @@ enum kp_comp {
 
 enum kp_comp kp_comp_detect(const void *buf, size_t len);
 const char *kp_comp_name(enum kp_comp comp);
+
+/*
+ * The decompressed size @in (a whole file, nothing after the stream) states
+ * for itself: 0 and *size, or -ENODATA when the format or this stream does
+ * not state one (lz4, bzip2, lzma, lzo; a zstd frame without content size;
+ * a multi-stream xz file). gzip states the size modulo 4 GiB. The statement
+ * may be false: decoders check it, callers must bound their output anyway.
+ */
+int kp_comp_declared_size(enum kp_comp comp, const void *in, size_t len, uint64_t *size);
 
 /*
  * Decompress @in (of format @comp) into a malloc'ed buffer *out of *out_len

@@ -193,7 +193,7 @@ int kimage_extract(const void *buf, size_t len, uint64_t max, void **vmlinux,
 	return ret;
 }
 
-int kimage_load_symbols(const void *buf, size_t len, struct symtab *st,
+int kimage_load_symbols(const void *buf, size_t len, uint64_t max, struct symtab *st,
 			struct kp_err *err)
 {
 	char source[sizeof(st->source)];
@@ -203,7 +203,7 @@ int kimage_load_symbols(const void *buf, size_t len, struct symtab *st,
 	size_t vlen, plen;
 	int ret;
 
-	ret = kimage_extract(buf, len, KP_DECOMPRESS_MAX, &vmlinux, &vlen, err);
+	ret = kimage_extract(buf, len, max, &vmlinux, &vlen, err);
 	if (ret)
 		return ret;
 	kimage_payload(buf, len, &payload, &plen, &comp, NULL);

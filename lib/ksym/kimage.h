@@ -43,8 +43,8 @@ int kimage_extract(const void *buf, size_t len, uint64_t max, void **vmlinux,
 int kallsyms_tables_decode(const void *elf, size_t len, struct symtab *st,
 			   struct kp_err *err);
 
-/* bzImage -> symbols: kimage_extract() then kallsyms_tables_decode(). */
-int kimage_load_symbols(const void *buf, size_t len, struct symtab *st,
+/* bzImage -> symbols: kimage_extract() within @max, then kallsyms_tables_decode(). */
+int kimage_load_symbols(const void *buf, size_t len, uint64_t max, struct symtab *st,
 			struct kp_err *err);
 
 #endif

@@ -55,15 +55,39 @@ static int load_elf(const void *buf, size_t len, const char *what, struct symtab
 	return ret ? kp_err_prefix(err, "%s", what) : 0;
 }
 
-static int load_compressed(enum kp_comp comp, const void *buf, size_t len,
-			   const char *what, struct symtab *st, struct kmod_layout *layout,
-			   struct kp_err *err)
+/*
+ * A compressed module is a whole file, so the size its format states (zstd
+ * frame, xz index, gzip ISIZE) is readable before anything is allocated: a
+ * statement over @max is refused at once. Decompression enforces @max again,
+ * since a statement may be missing or false.
+ */
+static int declared_fits(enum kp_comp comp, const void *buf, size_t len, const char *what,
+			 uint64_t max, struct kp_err *err)
 {
+	uint64_t size;
+
+	if (kp_comp_declared_size(comp, buf, len, &size) || size <= max)
+		return 0;
+	return kp_errorf(err, EFBIG,
+			 "%s: %s data declares %llu bytes decompressed, over the "
+			 "%llu-byte limit",
+			 what, kp_comp_name(comp), (unsigned long long)size,
+			 (unsigned long long)max);
+}
+
+static int load_compressed(enum kp_comp comp, const void *buf, size_t len,
+			   const char *what, uint64_t max, struct symtab *st,
+			   struct kmod_layout *layout, struct kp_err *err)
+{
+	size_t max_out = max < SIZE_MAX ? (size_t)max : SIZE_MAX;
 	void *raw;
 	size_t raw_len;
 	int ret;
 
-	ret = kp_decompress(comp, buf, len, KP_DECOMPRESS_MAX, &raw, &raw_len, err);
+	ret = declared_fits(comp, buf, len, what, max, err);
+	if (ret)
+		return ret;
+	ret = kp_decompress(comp, buf, len, max_out, &raw, &raw_len, err);
 	if (ret)
 		return kp_err_prefix(err, "%s", what);
 	if (!elf_detect(raw, raw_len))
@@ -75,14 +99,14 @@ static int load_compressed(enum kp_comp comp, const void *buf, size_t len,
 	return ret;
 }
 
-static int load_into(const void *buf, size_t len, const char *what, struct symtab *st,
-		     struct kmod_layout *layout, struct kp_err *err)
+static int load_into(const void *buf, size_t len, const char *what, uint64_t max,
+		     struct symtab *st, struct kmod_layout *layout, struct kp_err *err)
 {
 	enum kp_comp comp;
 	int ret;
 
 	if (kimage_is_bzimage(buf, len)) {
-		ret = kimage_load_symbols(buf, len, st, err);
+		ret = kimage_load_symbols(buf, len, max, st, err);
 		return ret ? kp_err_prefix(err, "%s", what) : 0;
 	}
 	if (elf_detect(buf, len))
@@ -91,15 +115,16 @@ static int load_into(const void *buf, size_t len, const char *what, struct symta
 		return kallsyms_parse(buf, len, what, st, err);
 	comp = kp_comp_detect(buf, len);
 	if (comp != KP_COMP_NONE)
-		return load_compressed(comp, buf, len, what, st, layout, err);
+		return load_compressed(comp, buf, len, what, max, st, layout, err);
 	return kp_errorf(err, EINVAL,
 			 "%s: not a kernel symbol source (kallsyms, System.map, ELF, "
 			 "module or bzImage)",
 			 what);
 }
 
-int symsrc_load_buffer(const void *buf, size_t len, const char *what, struct symtab **out,
-		       struct kmod_layout *layout, struct kp_err *err)
+int symsrc_load_buffer(const void *buf, size_t len, const char *what, uint64_t max,
+		       struct symtab **out, struct kmod_layout *layout,
+		       struct kp_err *err)
 {
 	struct symtab *st = symtab_new();
 	int ret;
@@ -107,7 +132,7 @@ int symsrc_load_buffer(const void *buf, size_t len, const char *what, struct sym
 	*out = NULL;
 	if (!st)
 		return kp_errorf(err, ENOMEM, "%s: out of memory", what);
-	ret = load_into(buf, len, what, st, layout, err);
+	ret = load_into(buf, len, what, max, st, layout, err);
 	if (ret) {
 		symtab_free(st);
 		return ret;
@@ -118,17 +143,18 @@ int symsrc_load_buffer(const void *buf, size_t len, const char *what, struct sym
 	return 0;
 }
 
-int symsrc_load_file(const char *path, struct symtab **out, struct kmod_layout *layout,
-		     struct kp_err *err)
+int symsrc_load_file(const char *path, uint64_t max, struct symtab **out,
+		     struct kmod_layout *layout, struct kp_err *err)
 {
 	struct kp_mapping map;
 	int ret;
 
 	*out = NULL;
+	/* Mapping costs what is read: a large debug vmlinux is fine, a bomb is not. */
 	ret = kp_map_file(path, KP_FILE_MAX, &map, err);
 	if (ret)
 		return ret;
-	ret = symsrc_load_buffer(map.data, map.len, path, out, layout, err);
+	ret = symsrc_load_buffer(map.data, map.len, path, max, out, layout, err);
 	kp_unmap_file(&map);
 	return ret;
 }

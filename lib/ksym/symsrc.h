@@ -7,6 +7,7 @@
 #define KVMPROF_SYMSRC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "elfsyms.h"
 #include "base/err.h"
@@ -24,12 +25,23 @@ enum symsrc_kind {
 const char *symsrc_kind_name(enum symsrc_kind kind);
 
 /*
- * Load any supported file. @layout (may be NULL) receives the section layout
- * when the input is a module. On failure *out is NULL and @err names the file.
+ * What kvmprof's own commands let a symbol source decompress to: a file is
+ * guest data as often as not, and a 32 KB module may expand to gigabytes.
+ * guestfs-mount passes its max-file-size instead.
  */
-int symsrc_load_file(const char *path, struct symtab **out, struct kmod_layout *layout,
-		     struct kp_err *err);
-int symsrc_load_buffer(const void *buf, size_t len, const char *what, struct symtab **out,
-		       struct kmod_layout *layout, struct kp_err *err);
+#define SYMSRC_MAX_DEFAULT (256ULL << 20)
+
+/*
+ * Load any supported file (at most KP_FILE_MAX bytes). No decompressed form
+ * of it (module, kernel image payload) may exceed @max bytes: -EFBIG, and
+ * @err names the file and the limit. @layout (may be NULL) receives the section
+ * layout when the input is a module. On failure *out is NULL and @err names
+ * the file.
+ */
+int symsrc_load_file(const char *path, uint64_t max, struct symtab **out,
+		     struct kmod_layout *layout, struct kp_err *err);
+int symsrc_load_buffer(const void *buf, size_t len, const char *what, uint64_t max,
+		       struct symtab **out, struct kmod_layout *layout,
+		       struct kp_err *err);
 
 #endif

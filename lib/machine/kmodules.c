@@ -119,7 +119,7 @@ static void load_symbols(struct kmodules *km, struct kmodule *m)
 	m->dso->tried = true;
 	normalise(m->name, name, sizeof(name));
 	path = hashmap_get(&km->files, hash_bytes(name, strlen(name)));
-	if (path && !symsrc_load_file(path, &st, NULL, NULL))
+	if (path && !symsrc_load_file(path, SYMSRC_MAX_DEFAULT, &st, NULL, NULL))
 		dso_set_symtab(m->dso, st);
 }
 

@@ -71,7 +71,7 @@ static struct symtab *load(const char *file, struct kmod_layout *layout)
 	struct symtab *st;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	if (symsrc_load_file(path, &st, layout, &err))
+	if (symsrc_load_file(path, SYMSRC_MAX_DEFAULT, &st, layout, &err))
 		fail_msg("%s", err.msg);
 	return st;
 }
@@ -185,7 +185,8 @@ static void test_truncated_elf_fails_cleanly(void **state)
 	assert_int_equal(kp_read_file(path, KP_FILE_MAX, &buf, &len, &err), 0);
 	for (size_t cut = 16; cut < len; cut = cut * 2 + 7) {
 		kp_err_clear(&err);
-		if (symsrc_load_buffer(buf, cut, "truncated", &st, NULL, &err) == 0)
+		if (symsrc_load_buffer(buf, cut, "truncated", SYMSRC_MAX_DEFAULT, &st,
+				       NULL, &err) == 0)
 			symtab_free(st);
 		else
 			assert_non_null(strstr(err.msg, "truncated"));

@@ -36,6 +36,7 @@ static void test_full_example(void **state)
 		"inspect on-access\n"
 		"max-file-size 64M\n"
 		"max-total-size 1G\n"
+		"max-derived-size 3G\n"
 		"max-files 500\n"
 		"max-kernels 4\n"
 		"label default system_u:object_r:guest_t:s0\n"
@@ -58,6 +59,7 @@ static void test_full_example(void **state)
 	assert_true(cfg.lazy);
 	assert_int_equal(cfg.max_file_size, 64ULL << 20);
 	assert_int_equal(cfg.max_total_size, 1ULL << 30);
+	assert_int_equal(cfg.max_derived_size, 3ULL << 30);
 	assert_int_equal(cfg.max_files, 500);
 	assert_int_equal(cfg.max_kernels, 4);
 	assert_int_equal(cfg.nr_guests, 2);
@@ -69,7 +71,7 @@ static void test_full_example(void **state)
 	assert_string_equal(cfg.guests[0].disks[1].path, "/dev/vg0/web1 data");
 	assert_int_equal(cfg.guests[0].disks[1].format, GM_FMT_RAW);
 	assert_string_equal(cfg.guests[0].kernel, "6.1.0-28-amd64");
-	assert_int_equal(cfg.guests[0].line, 15);
+	assert_int_equal(cfg.guests[0].line, 16);
 	assert_string_equal(cfg.guests[1].name, "db.2");
 	assert_string_equal(cfg.guests[1].disks[0].path, "/images/db2.img");
 	assert_null(cfg.guests[1].kernel);
@@ -92,6 +94,7 @@ static void test_defaults(void **state)
 	assert_false(cfg.libguestfs_overlay);
 	assert_false(cfg.lazy);
 	assert_int_equal(cfg.max_file_size, 256ULL << 20);
+	assert_int_equal(cfg.max_derived_size, 2ULL << 30);
 	assert_string_equal(gm_config_label(&cfg, GM_KIND_INFO), GM_DEFAULT_CONTEXT);
 	gm_config_release(&cfg);
 

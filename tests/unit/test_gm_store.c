@@ -41,7 +41,27 @@ struct fixture {
 	int inspections; /* guests the hook inspected */
 	bool fail;	 /* the hook fails as a broken appliance would */
 	bool no_os;	 /* the hook finds no operating system */
+	bool modules;	 /* the hook copies out compressed modules too */
 };
+
+#define MOD_DIR	 "/lib/modules/" VERSION "/kernel/"
+#define MOD_SIZE 102400
+
+/*
+ * A module tree with @fx->dir/raw compressed as a.ko.zst, b.ko.xz and
+ * c.ko.gz, which state their size, and d.ko.zst, a zstd frame written from
+ * a pipe, which does not.
+ */
+static void fake_modules(const char *kdir, const char *fxdir)
+{
+	assert_int_equal(
+		sh("set -e; d='%s/" GM_D_MODULES "/kernel'; r='%s/raw'; "
+		   "mkdir -p \"$d\"; zstd -q \"$r\" -o \"$d/a.ko.zst\"; "
+		   "xz -c \"$r\" >\"$d/b.ko.xz\"; gzip -nc \"$r\" >\"$d/c.ko.gz\"; "
+		   "zstd -qc <\"$r\" >\"$d/d.ko.zst\"",
+		   kdir, fxdir),
+		0);
+}
 
 static void write_file(const char *path, const char *data)
 {
@@ -85,6 +105,11 @@ static void fake_inspect(struct gm_job **jobs, size_t n, void *ctx)
 		snprintf(path, sizeof(path), "%s/" GM_K_DIR "/" VERSION "/" GM_F_SYSMAP,
 			 job->dir);
 		write_file(path, system_map);
+		if (fx->modules) {
+			snprintf(path, sizeof(path), "%s/" GM_K_DIR "/" VERSION,
+				 job->dir);
+			fake_modules(path, fx->dir);
+		}
 	}
 }
 
@@ -391,6 +416,122 @@ static pid_t start_qemu(const char *disk)
 	return pid;
 }
 
+static struct gm_store *start_all(struct fixture *fx)
+{
+	struct gm_store_hooks hooks = {.inspect = fake_inspect, .ctx = fx};
+	struct kp_err err = {0};
+	struct gm_store *store;
+
+	if (gm_store_new(&fx->cfg, &hooks, false, &store, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(gm_store_start(store), 0);
+	return store;
+}
+
+/* Files made on first use in the cache: 0 when there are @n. */
+static int derived_files(const struct fixture *fx, int n)
+{
+	return sh("test $(find '%s/cache' -path '*/ko/*' -type f | wc -l) -eq %d",
+		  fx->dir, n);
+}
+
+/* Open @path and check it holds exactly the module's raw bytes. */
+static void expect_module(struct gm_store *store, const struct fixture *fx,
+			  const char *path, bool sized_late)
+{
+	static char got[2 * MOD_SIZE], want[MOD_SIZE];
+	char raw[128];
+	struct gm_open *h;
+	FILE *f;
+
+	snprintf(raw, sizeof(raw), "%s/raw", fx->dir);
+	f = fopen(raw, "r");
+	assert_non_null(f);
+	assert_int_equal(fread(want, 1, sizeof(want), f), MOD_SIZE);
+	fclose(f);
+	assert_int_equal(gm_store_open(store, path, allow, &h), 0);
+	assert_int_equal(gm_store_is_sized_late(h), sized_late);
+	assert_int_equal(gm_store_read(h, got, sizeof(got), 0), MOD_SIZE);
+	assert_memory_equal(got, want, MOD_SIZE);
+	gm_store_close(h);
+}
+
+/* A stat (find, du, ls -l) reports what the module states and makes nothing. */
+static void test_stat_makes_nothing(void **state)
+{
+	static const char *const stated[] = {"a.ko", "b.ko", "c.ko"};
+	struct fixture *fx = *state;
+	struct listing l = {0};
+	struct gm_store *store;
+	struct gm_entry e;
+
+	assert_int_equal(sh("head -c %d /dev/urandom >'%s/raw'", MOD_SIZE, fx->dir), 0);
+	fx->modules = true;
+	store = start(fx);
+	for (size_t i = 0; i < 3; i++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), "/web" MOD_DIR "%s", stated[i]);
+		assert_int_equal(gm_store_stat(store, path, &e), 0);
+		assert_int_equal(e.size, MOD_SIZE);
+	}
+	/* A frame without a content size: 0 until opened. */
+	assert_int_equal(gm_store_stat(store, "/web" MOD_DIR "d.ko", &e), 0);
+	assert_int_equal(e.size, 0);
+	assert_int_equal(gm_store_list(store, "/web" MOD_DIR, collect, &l), 0);
+	assert_int_equal(l.nr, 4);
+	assert_int_equal(derived_files(fx, 0), 0);
+
+	/* Opening makes the file, of the stated size or, unstated, read directly. */
+	expect_module(store, fx, "/web" MOD_DIR "b.ko", false);
+	expect_module(store, fx, "/web" MOD_DIR "d.ko", true);
+	assert_int_equal(gm_store_stat(store, "/web" MOD_DIR "d.ko", &e), 0);
+	assert_int_equal(e.size, MOD_SIZE);
+	assert_int_equal(derived_files(fx, 2), 0);
+	stop(store);
+}
+
+/* A guest over its max-derived-size gets EDQUOT, logged; another is unaffected. */
+static void test_derived_budget(void **state)
+{
+	struct fixture *fx = *state;
+	struct gm_store *store;
+	struct gm_open *h;
+	struct gm_entry e;
+	char log[128];
+	int saved;
+
+	assert_int_equal(sh("head -c %d /dev/urandom >'%s/raw'", MOD_SIZE, fx->dir), 0);
+	fx->modules = true;
+	fx->cfg.max_derived_size = 150 << 10; /* one module of 100 KiB per guest */
+	snprintf(log, sizeof(log), "%s/log", fx->dir);
+	fflush(stderr);
+	saved = dup(2);
+	assert_true(freopen(log, "w", stderr) != NULL);
+	store = start_all(fx);
+	expect_module(store, fx, "/web" MOD_DIR "a.ko", false);
+	assert_int_equal(gm_store_open(store, "/web" MOD_DIR "b.ko", allow, &h), -EDQUOT);
+	/* Refused again without trying, and stat still answers. */
+	assert_int_equal(gm_store_open(store, "/web" MOD_DIR "b.ko", allow, &h), -EDQUOT);
+	assert_int_equal(gm_store_stat(store, "/web" MOD_DIR "b.ko", &e), 0);
+	/* Files the budget already holds are still served. */
+	expect_module(store, fx, "/web" MOD_DIR "a.ko", false);
+	/* Another guest has a budget of its own. */
+	expect_module(store, fx, "/secret" MOD_DIR "c.ko", false);
+	stop(store);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	assert_int_equal(derived_files(fx, 2), 0);
+	assert_int_equal(sh("grep -q '^guestfs-mount: web: /web" MOD_DIR
+			    "b.ko: not made: it "
+			    "needs 102400 bytes, .* of the guest.s 153600-byte "
+			    "max-derived-size' '%s'",
+			    log),
+			 0);
+	assert_int_equal(sh("! grep -q 'secret: .*not made' '%s'", log), 0);
+}
+
 static void test_running_guest(void **state)
 {
 	struct fixture *fx = *state;
@@ -684,6 +825,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_qemu_user_trusted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fakes_do_not_evict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_disk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stat_makes_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_derived_budget, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

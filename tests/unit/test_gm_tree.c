@@ -67,7 +67,8 @@ static void test_layout(void **state)
 	cur->symsrc = GM_SYMS_VMLINUZ;
 	meta.kernels[1].symsrc = GM_SYMS_VMLINUZ;
 
-	t = gm_tree_build("web", keydir, &meta, &meta.kernels[1], 1, "info", 4, "{}", 2);
+	t = gm_tree_build("web", NULL, keydir, &meta, &meta.kernels[1], 1, "info", 4,
+			  "{}", 2);
 	assert_non_null(t);
 	root = t->root;
 	/* The default kernel (6.1.0 here, not the newest) at the top. */
@@ -108,7 +109,7 @@ static void test_pending(void **state)
 {
 	/* Before an inspection: only info, and no by-pid view. */
 	struct gm_tree *t =
-		gm_tree_build("web", NULL, NULL, NULL, 1, "pending", 7, "{}", 2);
+		gm_tree_build("web", NULL, NULL, NULL, NULL, 1, "pending", 7, "{}", 2);
 
 	assert_non_null(t);
 	assert_non_null(at(t->root, GUEST_F_INFO));
@@ -117,11 +118,65 @@ static void test_pending(void **state)
 	gm_tree_free(t);
 }
 
+/* Nodes of the module tree below @n, folders included. */
+static size_t count_nodes(const struct gm_node *n)
+{
+	size_t nr = 0;
+
+	for (size_t i = 0; n->dir && i < n->nr_kids; i++)
+		nr += 1 + count_nodes(n->kids[i]);
+	return nr;
+}
+
+/* Folders count against max-files: a tree of 40 empty folders is cut at 10. */
+static void test_folders_counted(void **state)
+{
+	char keydir[] = "/tmp/kvmprof-tree.XXXXXX";
+	struct gm_meta meta = {0};
+	struct gm_config cfg;
+	struct gm_tree *t;
+	struct gm_node *md;
+
+	assert_non_null(mkdtemp(keydir));
+	make_kernel(keydir, "6.1.0");
+	assert_int_equal(sh("cd '%s/" GM_K_DIR "/6.1.0/" GM_D_MODULES "' && "
+			    "for i in $(seq 40); do mkdir -p d$i/e; done",
+			    keydir),
+			 0);
+	assert_non_null(gm_meta_add_kernel(&meta, "6.1.0"));
+	meta.kernels[0].symsrc = GM_SYMS_VMLINUZ;
+	assert_int_equal(gm_config_init(&cfg), 0);
+	cfg.max_files = 10;
+
+	t = gm_tree_build("web", &cfg, keydir, &meta, &meta.kernels[0], 1, "info", 4,
+			  "{}", 2);
+	assert_non_null(t);
+	md = at(t->root, GUEST_D_LIB_MODULES "/6.1.0");
+	assert_non_null(md);
+	assert_int_equal(count_nodes(md), 10);
+	assert_true(t->modules_cut);
+	gm_tree_free(t);
+
+	/* Within the limit nothing is cut. */
+	cfg.max_files = 1000;
+	t = gm_tree_build("web", &cfg, keydir, &meta, &meta.kernels[0], 1, "info", 4,
+			  "{}", 2);
+	assert_non_null(t);
+	assert_int_equal(count_nodes(at(t->root, GUEST_D_LIB_MODULES "/6.1.0")),
+			 4 + 2 * 40);
+	assert_false(t->modules_cut);
+	gm_tree_free(t);
+	gm_config_release(&cfg);
+	gm_meta_release(&meta);
+	sh("rm -rf '%s'", keydir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_pending),
+		cmocka_unit_test(test_folders_counted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -315,7 +315,8 @@ static void test_bzimage_bogus_payload(void **state)
 
 	expect_extract_error(&img, KP_DECOMPRESS_MAX, EBADMSG,
 			     "no known compression magic");
-	assert_int_equal(kimage_load_symbols(img.p, img.len, st, &err), -EBADMSG);
+	assert_int_equal(kimage_load_symbols(img.p, img.len, KP_DECOMPRESS_MAX, st, &err),
+			 -EBADMSG);
 	assert_non_null(strstr(err.msg, "bzImage: payload at 0x920"));
 	/* Right magic, garbage after it. */
 	memcpy(img.p + PM_START + PAYLOAD_OFF, "\x28\xb5\x2f\xfd", 4);
@@ -458,7 +459,7 @@ static void test_bzimage_symbols(void **state)
 		assert_ptr_equal(payload, img.p + PM_START + PAYLOAD_OFF);
 		assert_int_equal(plen, z.len);
 		assert_string_equal(kp_comp_name(comp), names[i]);
-		if (kimage_load_symbols(img.p, img.len, st, &err))
+		if (kimage_load_symbols(img.p, img.len, KP_DECOMPRESS_MAX, st, &err))
 			fail_msg("%s: %s", names[i], err.msg);
 		check_synthetic(st, &o);
 		assert_non_null(strstr(st->source, names[i]));

@@ -109,7 +109,7 @@ static void check_debian_series(const char *series)
 
 		if (!img)
 			fail_msg("%s: cannot be read", g.gl_pathv[i]);
-		if (kimage_load_symbols(img, len, st, &err))
+		if (kimage_load_symbols(img, len, KP_DECOMPRESS_MAX, st, &err))
 			fail_msg("%s: %s", g.gl_pathv[i], err.msg);
 		check_real_kernel(g.gl_pathv[i], st);
 		print_message("[   INFO   ] %s: %s\n", g.gl_pathv[i], st->source);
@@ -229,7 +229,7 @@ static void test_project_kernel(void **state)
 		img = read_file(path, &len);
 		if (!img)
 			fail_msg("%s: missing next to System.map", path);
-		if (kimage_load_symbols(img, len, st, &err))
+		if (kimage_load_symbols(img, len, KP_DECOMPRESS_MAX, st, &err))
 			fail_msg("%s: %s", path, err.msg);
 		compare_with_map(dir, st);
 		symtab_free(st);

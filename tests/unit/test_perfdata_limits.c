@@ -20,6 +20,8 @@
 #include <zstd.h>
 #include <cmocka.h>
 
+#include "measured.h"
+
 #include "base/base.h"
 #include "perf/perf.h"
 #include "session.h"
@@ -34,20 +36,6 @@
 
 static char dir[] = "/tmp/kvmprof-pdlim.XXXXXX";
 static char path[64];
-
-struct outcome {
-	int ret;
-	long rss_kb; /* growth of the child's peak RSS while opening */
-	char msg[512];
-};
-
-static long peak_rss_kb(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_maxrss;
-}
 
 static void open_file(struct outcome *o)
 {
@@ -71,31 +59,9 @@ static void open_session(struct outcome *o)
 	snprintf(o->msg, sizeof(o->msg), "%s", err.msg);
 }
 
-/* Run @fn in a child: a failure there cannot take the test's memory with it. */
 static struct outcome measured(void (*fn)(struct outcome *))
 {
-	struct outcome o = {0};
-	int fds[2], status;
-	pid_t pid;
-
-	assert_int_equal(pipe(fds), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (!pid) {
-		long before = peak_rss_kb();
-
-		fn(&o);
-		o.rss_kb = peak_rss_kb() - before;
-		_exit(write(fds[1], &o, sizeof(o)) == sizeof(o) ? 0 : 1);
-	}
-	close(fds[1]);
-	assert_int_equal(read(fds[0], &o, sizeof(o)), sizeof(o));
-	close(fds[0]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	print_message("# %s, peak RSS +%ld KB: %s\n", o.ret ? "refused" : "opened",
-		      o.rss_kb, o.msg);
-	return o;
+	return measured_run(fn, "opened");
 }
 
 static void write_bytes(const void *buf, size_t len)

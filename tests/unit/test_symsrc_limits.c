@@ -23,6 +23,8 @@
 #include <zstd.h>
 #include <cmocka.h>
 
+#include "measured.h"
+
 #include "base/base.h"
 #include "ksym/ksym.h"
 #include "testutil.h"
@@ -39,49 +41,20 @@ static char dir[] = "/tmp/kvmprof-symlim.XXXXXX";
 static char path[64];
 static uint64_t limit;
 
-struct outcome {
-	int ret;
-	long rss_kb;
-	char msg[512];
-};
-
-static long peak_rss_kb(void)
+static void load_path(struct outcome *o)
 {
-	struct rusage ru;
+	struct kp_err err = { 0 };
+	struct symtab *st = NULL;
 
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_maxrss;
+	o->ret = symsrc_load_file(path, limit, &st, NULL, &err);
+	symtab_free(st);
+	snprintf(o->msg, sizeof(o->msg), "%s", err.msg);
 }
 
 /* Load @path in a child: a bomb that goes off there cannot take the test with it. */
 static struct outcome measured(void)
 {
-	struct outcome o = {0};
-	int fds[2], status;
-	pid_t pid;
-
-	assert_int_equal(pipe(fds), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (!pid) {
-		struct kp_err err = {0};
-		struct symtab *st = NULL;
-		long before = peak_rss_kb();
-
-		o.ret = symsrc_load_file(path, limit, &st, NULL, &err);
-		o.rss_kb = peak_rss_kb() - before;
-		symtab_free(st);
-		snprintf(o.msg, sizeof(o.msg), "%s", err.msg);
-		_exit(write(fds[1], &o, sizeof(o)) == sizeof(o) ? 0 : 1);
-	}
-	close(fds[1]);
-	assert_int_equal(read(fds[0], &o, sizeof(o)), sizeof(o));
-	close(fds[0]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	print_message("# %s, peak RSS +%ld KB: %s\n", o.ret ? "refused" : "loaded",
-		      o.rss_kb, o.msg);
-	return o;
+	return measured_run(load_path, "loaded");
 }
 
 static void expect_refused(struct outcome o, long rss_max_kb)

@@ -13,6 +13,7 @@
 #            real users and groups: what each may see and read, SIGHUP reload
 #   phase 5  fresh caches under small copy limits
 . "$(dirname "$0")/../lib.sh"
+. "$REPO/tests/gm-daemon.sh"
 
 MNT=$TMP/mnt
 CACHE=$TMP/cache
@@ -43,19 +44,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# What make check runs as (root, README.md) and prepares (scripts/deps.sh,
-# scripts/appliance.sh): without it none of the checks below can run, and
-# one skip line would hide them all, so it is a failure.
 need() {
 	fail "guestfs-mount integration: $1"
 	exit 1
 }
-
-[ "$(id -u)" = 0 ] || need "not root (FUSE allow_other, root-only files): run as root"
-[ -c /dev/fuse ] || need "no /dev/fuse: modprobe fuse"
-command -v fusermount3 >/dev/null || need "no fusermount3: run scripts/deps.sh (fuse3)"
-[ -x "$GUESTFS_MOUNT" ] || need "no $GUESTFS_MOUNT: run make"
-. "$REPO/scripts/guestfs-env.sh" || need "no libguestfs appliance: run scripts/appliance.sh"
+gm_prereqs "guestfs-mount integration"
 
 t0=$SECONDS
 if ! IMG=$("$REPO/tests/data-builders/guest-images.sh" 2>"$TMP/images.err"); then
@@ -154,30 +147,6 @@ expect_fail "non-root users cannot start it" "must run as root" \
 
 # --- phase 1: cold --------------------------------------------------------------------
 
-# start_daemon CONFIG LOG [OPTION...]
-start_daemon() {
-	"$GUESTFS_MOUNT" -f -c "$1" --cache "$CACHE" "${@:3}" "$MNT" 2>"$2" &
-	DPID=$!
-	for _ in $(seq 200); do
-		mountpoint -q "$MNT" && return 0
-		kill -0 "$DPID" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	return 1
-}
-
-stop_daemon() {
-	local rc
-	kill -TERM "$DPID"
-	wait "$DPID"
-	rc=$?
-	DPID=
-	return $rc
-}
-
-# now(): seconds with milliseconds.
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
 # Every mount on the host, to show afterwards that inspection added none.
 mounts() { findmnt -rn -o TARGET,FSTYPE,SOURCE | sort; }

@@ -12,6 +12,7 @@
 #   d  a cache on an 8 MiB tmpfs: a guest that does not fit gets an ENOSPC
 #      error of its own, a small guest is served, nothing partial is left
 . "$(dirname "$0")/../lib.sh"
+. "$REPO/tests/gm-daemon.sh"
 
 MNT=$TMP/mnt
 DISKS=$TMP/disks
@@ -38,12 +39,7 @@ need() {
 	fail "guestfs-mount fault tests: $1"
 	exit 1
 }
-
-[ "$(id -u)" = 0 ] || need "not root (FUSE allow_other, tmpfs, root-only files): run as root"
-[ -c /dev/fuse ] || need "no /dev/fuse: modprobe fuse"
-command -v fusermount3 >/dev/null || need "no fusermount3: run scripts/deps.sh (fuse3)"
-[ -x "$GUESTFS_MOUNT" ] || need "no $GUESTFS_MOUNT: run make"
-. "$REPO/scripts/guestfs-env.sh" || need "no libguestfs appliance: run scripts/appliance.sh"
+gm_prereqs "guestfs-mount fault tests"
 if ! IMG=$("$REPO/tests/data-builders/guest-images.sh" 2>"$TMP/images.err"); then
 	fail "test disk images built (tests/data-builders/guest-images.sh)"
 	tail -5 "$TMP/images.err" | sed 's/^/#   /'
@@ -53,29 +49,6 @@ input() { awk -v k="$1" '$1 == k { print $2; exit }' "$IMG/inputs"; }
 V61=$(input v61) PVER=$(input pver)
 mkdir -p "$MNT" "$DISKS" "$BUILD/test-logs"
 
-# start_daemon CONFIG CACHE LOG: mounted, or 1.
-start_daemon() {
-	"$GUESTFS_MOUNT" -f -c "$1" --cache "$2" "$MNT" 2>"$3" &
-	DPID=$!
-	for _ in $(seq 200); do
-		mountpoint -q "$MNT" && return 0
-		kill -0 "$DPID" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	return 1
-}
-
-stop_daemon() {
-	local rc
-	kill -TERM "$DPID"
-	wait "$DPID"
-	rc=$?
-	DPID=
-	return $rc
-}
-
-now() { date +%s.%N; }
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 # wait_log LOG PATTERN SECONDS: the daemon logged PATTERN in time.
 wait_log() {
 	local end=$((SECONDS + $3))
@@ -111,7 +84,7 @@ conf startup >"$TMP/b.conf"
 
 LOG=$TMP/log-a
 CACHE=$TMP/cache-a
-start_daemon "$TMP/a.conf" "$CACHE" "$LOG" || need "daemon mounts $MNT (part a)"
+start_daemon "$TMP/a.conf" "$LOG" || need "daemon mounts $MNT (part a)"
 (
 	cat "$MNT/g/kallsyms" >"$TMP/a1.out" 2>"$TMP/a1.err"
 	echo $? >"$TMP/a1.rc"
@@ -151,7 +124,7 @@ check "a: SIGTERM when idle: exit 0" test $? = 0
 
 LOG=$TMP/log-b
 CACHE=$TMP/cache-b
-start_daemon "$TMP/b.conf" "$CACHE" "$LOG" || need "daemon mounts $MNT (part b)"
+start_daemon "$TMP/b.conf" "$LOG" || need "daemon mounts $MNT (part b)"
 if wait_log "$LOG" 'copying kernel' 300 && QPID=$(appliance_pid) && [ -n "$QPID" ]; then
 	t0=$(now)
 	kill -TERM "$DPID"
@@ -168,7 +141,7 @@ if wait_log "$LOG" 'copying kernel' 300 && QPID=$(appliance_pid) && [ -n "$QPID"
 	# A folder named by a key is published whole (rename) and has its meta.
 	check "b: no cache entry without its meta" bash -c \
 		"for d in '$CACHE'/[0-9a-f]*; do [ \"\${d##*/}\" = by-name ] || [ ! -d \"\$d\" ] || [ -f \"\$d/meta\" ] || { ls -la \"\$d\"; exit 1; }; done"
-	start_daemon "$TMP/b.conf" "$CACHE" "$LOG.2" || need "daemon mounts $MNT again (part b)"
+	start_daemon "$TMP/b.conf" "$LOG.2" || need "daemon mounts $MNT again (part b)"
 	check "b: after a restart the guest is served" \
 		bash -c "cat '$MNT/g/kallsyms' >'$TMP/b.out'"
 	check "b: ... the same symbols as a complete inspection" cmp "$TMP/a2.out" "$TMP/b.out"
@@ -183,7 +156,7 @@ if wait_log "$LOG" 'copying kernel' 300 && QPID=$(appliance_pid) && [ -n "$QPID"
 else
 	fail "b: the daemon started copying the kernel"
 	tail -5 "$LOG" | sed 's/^/#   /'
-	start_daemon "$TMP/b.conf" "$CACHE" "$LOG.2" || need "daemon mounts $MNT again (part b)"
+	start_daemon "$TMP/b.conf" "$LOG.2" || need "daemon mounts $MNT again (part b)"
 	cat "$MNT/g/kallsyms" >"$TMP/b.out"
 fi
 
@@ -231,7 +204,8 @@ umount "$CACHE_D"
 mount -t tmpfs -o size=8m,mode=0700 tmpfs "$CACHE_D" || need "cannot mount a tmpfs"
 LOG=$TMP/log-d
 t0=$(now)
-start_daemon "$TMP/d.conf" "$CACHE_D" "$LOG" || need "daemon mounts $MNT on a root-only 8 MiB tmpfs cache"
+CACHE=$CACHE_D
+start_daemon "$TMP/d.conf" "$LOG" || need "daemon mounts $MNT on a root-only 8 MiB tmpfs cache"
 check "d: the small guest is served" bash -c "cat '$MNT/small/kallsyms' >'$TMP/d.small'"
 check "d: ... with its symbols" cmp "$TMP/d.small" "$TMP/a2.out"
 ls "$MNT/big/" >/dev/null 2>&1

@@ -10,6 +10,7 @@
 # images through the appliance (minutes under software emulation), later
 # runs start from the cache.
 . "$(dirname "$0")/../lib.sh"
+. "$REPO/tests/gm-daemon.sh"
 
 MNT=$TMP/mnt
 CACHE=$KVMPROF_CACHE/guestfs-mount-load
@@ -35,12 +36,8 @@ need() {
 	fail "guestfs-mount load: $1"
 	exit 1
 }
-[ "$(id -u)" = 0 ] || need "not root (FUSE allow_other, root-only files): run as root"
-[ -c /dev/fuse ] || need "no /dev/fuse: modprobe fuse"
-command -v fusermount3 >/dev/null || need "no fusermount3: run scripts/deps.sh (fuse3)"
-[ -x "$GUESTFS_MOUNT" ] || need "no $GUESTFS_MOUNT: run make"
+gm_prereqs "guestfs-mount load"
 [ -x "$LOAD" ] || need "no $LOAD: run make"
-. "$REPO/scripts/guestfs-env.sh" || need "no libguestfs appliance: run scripts/appliance.sh"
 IMG=$("$REPO/tests/data-builders/guest-images.sh" 2>"$TMP/images.err") ||
 	need "test disk images (tests/data-builders/guest-images.sh): $(tail -1 "$TMP/images.err")"
 V61=$(awk '$1 == "v61" { print $2; exit }' "$IMG/inputs")
@@ -60,14 +57,8 @@ guest debug
 EOF
 
 t0=$SECONDS
-"$GUESTFS_MOUNT" -f -c "$TMP/guests.conf" --cache "$CACHE" "$MNT" 2>"$TMP/daemon.log" &
-DPID=$!
-for _ in $(seq 200); do
-	mountpoint -q "$MNT" && break
-	kill -0 "$DPID" 2>/dev/null || break
-	sleep 0.05
-done
-mountpoint -q "$MNT" || need "daemon mounts $MNT: $(tail -3 "$TMP/daemon.log")"
+start_daemon "$TMP/guests.conf" "$TMP/daemon.log" ||
+	need "daemon mounts $MNT: $(tail -3 "$TMP/daemon.log")"
 # Listing a guest waits for its inspection.
 for g in $GUESTS; do ls "$MNT/$g/" >/dev/null 2>&1; done
 not_ready=

@@ -124,8 +124,10 @@ static int check_cache_dir(const char *dir, struct kp_err *err)
 		return kp_errorf(err, EPERM, "cache %s: owned by uid %u, not by us", dir,
 				 (unsigned)st.st_uid);
 	ret = kp_path_trusted(dir, geteuid(), NULL, err);
-	if (ret)
-		return kp_err_prefix(err, "cache");
+	if (ret) {
+		kp_err_prefix(err, "cache");
+		return ret;
+	}
 	if ((st.st_mode & 07777) != 0700 && chmod(dir, 0700))
 		return kp_errorf(err, errno, "cache %s: chmod 0700: %s", dir,
 				 strerror(errno));

@@ -23,14 +23,14 @@ int kp_errorf(struct kp_err *err, int code, const char *fmt, ...)
 	return -code;
 }
 
-int kp_err_prefix(struct kp_err *err, const char *fmt, ...)
+void kp_err_prefix(struct kp_err *err, const char *fmt, ...)
 {
 	char prefix[256];
 	size_t plen, mlen, cap = sizeof(err->msg) - 1;
 	va_list ap;
 
 	if (!err)
-		return 0;
+		return;
 	va_start(ap, fmt);
 	vsnprintf(prefix, sizeof(prefix) - 2, fmt, ap);
 	va_end(ap);
@@ -43,7 +43,6 @@ int kp_err_prefix(struct kp_err *err, const char *fmt, ...)
 	memmove(err->msg + plen, err->msg, mlen);
 	memcpy(err->msg, prefix, plen);
 	err->msg[plen + mlen] = '\0';
-	return -err->code;
 }
 
 void kp_err_clear(struct kp_err *err)

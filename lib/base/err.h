@@ -22,8 +22,11 @@ struct kp_err {
 int kp_errorf(struct kp_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Prepend "context: " to the recorded message; returns -err->code. */
-int kp_err_prefix(struct kp_err *err, const char *fmt, ...)
+/*
+ * Prepend "context: " to the recorded message. It returns nothing: the
+ * caller returns its own error code, which holds without an @err too.
+ */
+void kp_err_prefix(struct kp_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 void kp_err_clear(struct kp_err *err);

@@ -155,7 +155,6 @@ static int extract_payload(const void *payload, size_t plen, enum kp_comp comp,
 
 	ret = kp_decompress(comp, payload, plen, max_out, vmlinux, vmlinux_len, err);
 	if (ret) {
-		/* Not "return kp_err_prefix()": without @err that returns 0. */
 		kp_err_prefix(err, "bzImage payload");
 		return ret;
 	}
@@ -209,8 +208,10 @@ int kimage_load_symbols(const void *buf, size_t len, uint64_t max, struct symtab
 	kimage_payload(buf, len, &payload, &plen, &comp, NULL);
 	ret = kallsyms_tables_decode(vmlinux, vlen, st, err);
 	free(vmlinux);
-	if (ret)
-		return kp_err_prefix(err, "bzImage %s payload", kp_comp_name(comp));
+	if (ret) {
+		kp_err_prefix(err, "bzImage %s payload", kp_comp_name(comp));
+		return ret;
+	}
 	memcpy(source, st->source, sizeof(source));
 	symtab_set_source(st, "bzImage %s, %s", kp_comp_name(comp), source);
 	return 0;

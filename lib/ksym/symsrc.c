@@ -52,7 +52,9 @@ static int load_elf(const void *buf, size_t len, const char *what, struct symtab
 	/* A stripped kernel ELF (a decompressed bzImage payload) still has kallsyms. */
 	kp_err_clear(err);
 	ret = kallsyms_tables_decode(buf, len, st, err);
-	return ret ? kp_err_prefix(err, "%s", what) : 0;
+	if (ret)
+		kp_err_prefix(err, "%s", what);
+	return ret;
 }
 
 /*
@@ -88,8 +90,10 @@ static int load_compressed(enum kp_comp comp, const void *buf, size_t len,
 	if (ret)
 		return ret;
 	ret = kp_decompress(comp, buf, len, max_out, &raw, &raw_len, err);
-	if (ret)
-		return kp_err_prefix(err, "%s", what);
+	if (ret) {
+		kp_err_prefix(err, "%s", what);
+		return ret;
+	}
 	if (!elf_detect(raw, raw_len))
 		ret = kp_errorf(err, EINVAL, "%s: %s data that is not an ELF file", what,
 				kp_comp_name(comp));
@@ -107,7 +111,9 @@ static int load_into(const void *buf, size_t len, const char *what, uint64_t max
 
 	if (kimage_is_bzimage(buf, len)) {
 		ret = kimage_load_symbols(buf, len, max, st, err);
-		return ret ? kp_err_prefix(err, "%s", what) : 0;
+		if (ret)
+			kp_err_prefix(err, "%s", what);
+		return ret;
 	}
 	if (elf_detect(buf, len))
 		return load_elf(buf, len, what, st, layout, err);

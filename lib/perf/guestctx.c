@@ -136,8 +136,10 @@ int guestctx_table_decode(const void *buf, size_t len, uint64_t data_size,
 	/* A frame that says it is bigger is refused before anything is allocated. */
 	ret = kp_decompress(KP_COMP_ZSTD, buf, len, guestctx_raw_max(data_size), &raw,
 			    &raw_len, err);
-	if (ret)
-		return kp_err_prefix(err, "%s: guest context table", what);
+	if (ret) {
+		kp_err_prefix(err, "%s: guest context table", what);
+		return ret;
+	}
 	ret = fill(t, raw, raw_len, what, err);
 	free(raw);
 	if (ret)

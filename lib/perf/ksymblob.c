@@ -241,8 +241,10 @@ int ksymblob_decode(const void *blob, size_t len, const char *what, struct symta
 	if (ret == -EAGAIN)
 		ret = kp_decompress(lz4 ? KP_COMP_LZ4 : KP_COMP_ZSTD, blob, len, RAW_MAX,
 				    &raw, &raw_len, err);
-	if (ret)
-		return kp_err_prefix(err, "%s: embedded symbol table", what);
+	if (ret) {
+		kp_err_prefix(err, "%s: embedded symbol table", what);
+		return ret;
+	}
 	if (raw_len < sizeof(struct blob_header)) {
 		free(raw);
 		return bad(err, what, "truncated");

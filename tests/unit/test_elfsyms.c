@@ -194,9 +194,25 @@ static void test_truncated_elf_fails_cleanly(void **state)
 	free(buf);
 }
 
+/*
+ * A failure is a failure even for a caller that wants no message: damaged
+ * compressed data once loaded "successfully" when no struct kp_err was given.
+ */
+static void test_failure_without_err(void **state)
+{
+	static const unsigned char bad_zstd[64] = { 0x28, 0xb5, 0x2f, 0xfd, 0xff, 0xff };
+	struct symtab *st = NULL;
+
+	(void)state;
+	assert_true(symsrc_load_buffer(bad_zstd, sizeof(bad_zstd), "bad.ko.zst",
+				       SYMSRC_MAX_DEFAULT, &st, NULL, NULL) < 0);
+	assert_null(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_failure_without_err),
 		cmocka_unit_test(test_vmlinux_matches_nm),
 		cmocka_unit_test(test_vmlinux_build_id_matches_readelf),
 		cmocka_unit_test(test_module_layout),

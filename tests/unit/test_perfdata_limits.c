@@ -125,18 +125,16 @@ static void test_shared_ids_refused(void **state)
 	assert_true(o.rss_kb < RSS_MAX_KB);
 }
 
-/* A valid file with a hostname and a cmdline feature, read back into @buf. */
-static char *valid_file(size_t *len, struct pd_file_header *h)
+/* A writer on @path with one cpu-clock event and ten samples, data open. */
+static struct pd_writer *ten_samples(void)
 {
 	struct perf_event_attr attr = {.type = PERF_TYPE_SOFTWARE,
 				       .config = PERF_COUNT_SW_CPU_CLOCK,
 				       .sample_type = SAMPLE_TYPE,
 				       .sample_id_all = 1};
-	char *argv[] = {"kvmprof", "record"};
 	struct kp_err err = {0};
 	struct pd_writer *w;
 	uint64_t id = 7;
-	char *buf;
 
 	assert_int_equal(pd_writer_create(path, &w, &err), 0);
 	assert_int_equal(pd_writer_add_evsel(w, &attr, "cpu-clock", &id, 1), 0);
@@ -152,6 +150,18 @@ static char *valid_file(size_t *len, struct pd_file_header *h)
 
 		assert_int_equal(pd_writer_append(w, &s, sizeof(s), &err), 0);
 	}
+	return w;
+}
+
+/* A valid file with a hostname and a cmdline feature, read back into @buf. */
+static char *valid_file(size_t *len, struct pd_file_header *h)
+{
+	char *argv[] = {"kvmprof", "record"};
+	struct kp_err err = {0};
+	struct pd_writer *w;
+	char *buf;
+
+	w = ten_samples();
 	pd_writer_set_string(w, PD_FEAT_HOSTNAME, "testhost");
 	assert_int_equal(pd_writer_set_cmdline(w, 2, argv), 0);
 	assert_int_equal(pd_writer_finish(w, &err), 0);
@@ -261,28 +271,10 @@ static void *zstd_zeros(uint64_t size, bool declared, size_t *len)
 /* A small file whose guest-context feature is @blob. */
 static void write_ctx_file(const void *blob, size_t len)
 {
-	struct perf_event_attr attr = {.type = PERF_TYPE_SOFTWARE,
-				       .config = PERF_COUNT_SW_CPU_CLOCK,
-				       .sample_type = SAMPLE_TYPE,
-				       .sample_id_all = 1};
 	struct kp_err err = {0};
 	struct pd_writer *w;
-	uint64_t id = 7;
 
-	assert_int_equal(pd_writer_create(path, &w, &err), 0);
-	assert_int_equal(pd_writer_add_evsel(w, &attr, "cpu-clock", &id, 1), 0);
-	assert_int_equal(pd_writer_begin_data(w, &err), 0);
-	for (int i = 0; i < 10; i++) {
-		struct test_sample s = {
-			.h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s)},
-			.id = 7,
-			.ip = 0x1000,
-			.pid = 1,
-			.tid = 1,
-			.period = 1};
-
-		assert_int_equal(pd_writer_append(w, &s, sizeof(s), &err), 0);
-	}
+	w = ten_samples();
 	if (blob)
 		assert_int_equal(pd_writer_set_feature(w, PD_FEAT_KVMPROF_CTX, blob, len),
 				 0);

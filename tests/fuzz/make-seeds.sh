@@ -8,6 +8,15 @@ BUILD=$1
 C=$BUILD/fuzz-corpus
 mkdir -p "$C"/{fuzz_kallsyms,fuzz_elfsyms,fuzz_kimage,fuzz_decompress,fuzz_perfdata,fuzz_symsrc} \
 	"$C"/{fuzz_guestconf,fuzz_accesspolicy,fuzz_grub,fuzz_perffeat}
+# QEMU command lines as libvirt and the tests start them (fuzz_vmproc).
+mkdir -p "$C/fuzz_vmproc"
+[ -f "$C/fuzz_vmproc/libvirt" ] ||
+	printf '%s\0' qemu-system-x86_64 -name guest=web1,debug-threads=on -machine pc,accel=kvm \
+		-blockdev '{"driver":"file","filename":"/var/lib/libvirt/images/web1.qcow2"}' \
+		-blockdev driver=file,filename=/srv/img/db,,2.raw,node-name=f0 \
+		-drive file=/srv/img/web.img,format=raw,if=virtio -hda rel.raw \
+		-device virtserialport,chardev=c0,name=org.libguestfs.channel.0 >"$C/fuzz_vmproc/libvirt"
+[ -f "$C/fuzz_vmproc/comm" ] || printf 'CPU 12/KVM\n' >"$C/fuzz_vmproc/comm"
 # Bumped when targets or seeds are added, so that older corpora get them.
 [ -f "$C/.seeded-2" ] && exit 0
 W=$(mktemp -d /tmp/kvmprof-seeds.XXXXXX)

@@ -102,7 +102,7 @@ void guests_print_text(FILE *out, const struct guest_row *rows, size_t n,
 /* A JSON string: sanitized, then " and \ escaped; NULL or "" as null. */
 static void json_str(FILE *out, const char *s)
 {
-	char buf[1024];
+	char buf[2048]; /* the longest field: a why of 1200 bytes */
 
 	if (!s || !s[0]) {
 		fputs("null", out);

@@ -28,7 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (vm.nr_disks > VMPROC_MAX_DISKS)
 		__builtin_trap();
 	for (size_t i = 0; i < vm.nr_disks; i++)
-		if (!vm.disks[i].path[0] || !memchr(vm.disks[i].path, '\0', VMPROC_PATH_MAX))
+		if (!vm.disks[i].path[0] ||
+		    !memchr(vm.disks[i].path, '\0', VMPROC_PATH_MAX))
 			__builtin_trap(); /* every disk is a terminated, non-empty path */
 	vmproc_argv_is_appliance(s, size);
 	if (vmproc_vcpu_index(s) < -1)

@@ -28,6 +28,11 @@
 #   trunc-src.qcow2  qcow2, the deb-1part root (own UUIDs), for the tests to
 #                    truncate: a cut copy of an image that is also inspected
 #                    would share its filesystem UUIDs.
+#   bls.qcow2        qcow2, laid out as Fedora installs it: /boot (sda1) and /
+#                    (sda2), GRUB in /boot/grub2 whose grub.cfg only runs
+#                    blscfg, Boot Loader Specification entries in
+#                    /boot/loader/entries (both kernels and a rescue entry) and
+#                    a grubenv whose saved_entry names the older kernel's entry.
 #
 # Usage: guest-images.sh [--print-inputs]
 set -euo pipefail
@@ -157,6 +162,60 @@ stage_grub() {
 }
 stage_grub "$tmp/d1-root/boot/grub"
 
+# Fedora's layout: grub.cfg makes its menu from the BLS entries (blscfg), and
+# grubenv's saved_entry names an entry by its file name without ".conf".
+stage_bls() {
+	local boot=$1 mid=8e1c3a0b5f2a4c7e9d6b1f0a2c3d4e5f v file
+	mkdir -p "$boot/grub2" "$boot/loader/entries"
+	cat >"$boot/grub2/grub.cfg" <<-'CFG'
+	set pager=1
+	if [ -f ${config_directory}/grubenv ]; then
+	  load_env -f ${config_directory}/grubenv
+	elif [ -s $prefix/grubenv ]; then
+	  load_env
+	fi
+	if [ "${next_entry}" ] ; then
+	   set default="${next_entry}"
+	   set next_entry=
+	   save_env next_entry
+	   set boot_once=true
+	else
+	   set default="${saved_entry}"
+	fi
+	### BEGIN /etc/grub.d/10_linux ###
+	insmod part_msdos
+	insmod ext2
+	insmod blscfg
+	blscfg
+	### END /etc/grub.d/10_linux ###
+	CFG
+	for v in "$v61" "$v612" "0-rescue-$mid"; do
+		file=$mid-$v.conf
+		[ "$v" = "0-rescue-$mid" ] && file=$mid-0-rescue.conf
+		{
+			printf 'title Fedora Linux (%s) 39 (Thirty Nine)\nversion %s\n' "$v" "$v"
+			printf 'linux /vmlinuz-%s\ninitrd /initramfs-%s.img\n' "$v" "$v"
+			printf 'options root=UUID=%s62 ro rhgb quiet\n' "$U"
+			printf 'grub_users $grub_users\ngrub_arg --unrestricted\ngrub_class fedora\n'
+		} >"$boot/loader/entries/$file"
+	done
+	printf '# GRUB Environment Block\nsaved_entry=%s-%s\nmenu_auto_hide=1\nboot_success=1\n' \
+		"$mid" "$v61" >"$boot/grub2/grubenv"
+}
+U=5a1e0000-0000-4000-8000-0000000000
+stage_root "$tmp/bls-root" blsguest "$k61" "$k612"
+cat >"$tmp/bls-root/etc/os-release" <<-'OSR'
+NAME="Fedora Linux"
+VERSION="39 (Thirty Nine)"
+ID=fedora
+VERSION_ID=39
+PRETTY_NAME="Fedora Linux 39 (Thirty Nine)"
+OSR
+rm -f "$tmp/bls-root/etc/debian_version"
+echo "Fedora release 39 (Thirty Nine)" >"$tmp/bls-root/etc/fedora-release"
+stage_boot "$tmp/bls-boot" "$k61" "$k612"
+stage_bls "$tmp/bls-boot"
+
 stage_root "$tmp/sm-root" sysmap
 mkdir -p "$tmp/sm-root/boot"
 cp "$pdir/bzImage" "$tmp/sm-root/boot/vmlinuz-$pver"
@@ -189,7 +248,6 @@ root_links() {
 	EOF
 }
 
-U=5a1e0000-0000-4000-8000-0000000000
 cat >"$tmp/fstab-2part" <<EOF
 UUID=${U}02 / ext4 errors=remount-ro 0 1
 UUID=${U}01 /boot ext4 defaults 0 2
@@ -199,6 +257,10 @@ printf 'UUID=%s21 / ext4 errors=remount-ro 0 1\n' "$U" >"$tmp/fstab-sysmap"
 printf 'UUID=%s31 / ext4 errors=remount-ro 0 1\n' "$U" >"$tmp/fstab-debug"
 printf 'UUID=%s41 / ext4 errors=remount-ro 0 1\n' "$U" >"$tmp/fstab-nokernel"
 printf 'UUID=%s51 / ext4 errors=remount-ro 0 1\n' "$U" >"$tmp/fstab-trunc"
+cat >"$tmp/fstab-bls" <<EOF
+UUID=${U}62 / ext4 defaults 1 1
+UUID=${U}61 /boot ext4 defaults 1 2
+EOF
 
 . "$repo/scripts/guestfs-env.sh"
 img=$tmp/img
@@ -211,6 +273,7 @@ disk-create $img/debug.qcow2 qcow2 96M preallocation:off
 disk-create $img/noos.raw raw 16M
 disk-create $img/nokernel.qcow2 qcow2 32M preallocation:off
 disk-create $img/trunc-src.qcow2 qcow2 256M preallocation:off
+disk-create $img/bls.qcow2 qcow2 320M preallocation:off
 add-drive $img/deb-2part.qcow2 format:qcow2
 add-drive $img/deb-1part.raw format:raw
 add-drive $img/sysmap.raw format:raw
@@ -218,6 +281,7 @@ add-drive $img/debug.qcow2 format:qcow2
 add-drive $img/noos.raw format:raw
 add-drive $img/nokernel.qcow2 format:qcow2
 add-drive $img/trunc-src.qcow2 format:qcow2
+add-drive $img/bls.qcow2 format:qcow2
 run
 
 # deb-2part: /boot on sda1, / on sda2
@@ -294,6 +358,24 @@ mount /dev/sdg1 /
 copy-in $tmp/d1-root/etc $tmp/d1-root/usr $tmp/d1-root/var $tmp/d1-root/root $tmp/d1-root/tmp $tmp/d1-root/home $tmp/d1-root/boot /
 $(root_links)
 upload $tmp/fstab-trunc /etc/fstab
+umount-all
+
+# bls: Fedora's layout, /boot on sdh1 and / on sdh2
+part-init /dev/sdh mbr
+part-add /dev/sdh p 2048 133119
+part-add /dev/sdh p 133120 -2048
+mkfs ext4 /dev/sdh1
+mkfs ext4 /dev/sdh2
+set-uuid /dev/sdh1 ${U}61
+set-uuid /dev/sdh2 ${U}62
+mount /dev/sdh2 /
+copy-in $tmp/bls-root/etc $tmp/bls-root/usr $tmp/bls-root/var $tmp/bls-root/root $tmp/bls-root/tmp $tmp/bls-root/home /
+$(root_links)
+mkdir /boot
+mount /dev/sdh1 /boot
+copy-in $tmp/bls-boot/. /boot
+upload $tmp/fstab-bls /etc/fstab
+write /etc/hostname "blsguest\n"
 umount-all
 EOF
 

@@ -122,6 +122,8 @@ write_config() {
 	    disk qcow2 $DISKS/datafile.qcow2
 	guest backok
 	    disk qcow2 $DISKS/backok.qcow2
+	guest bls
+	    disk qcow2 $IMG/bls.qcow2
 	EOF
 }
 # Laid out as the kernel series' per-vCPU debugfs files (lib/guest/kvmdebugfs.h);
@@ -162,7 +164,7 @@ ok "daemon mounts (in $(elapsed "$t_start" "$(now)") s)"
 check "mount is FUSE, read-only, default_permissions, allow_other" \
 	grep -qE " $MNT fuse\.kvmprof ro,.*default_permissions,allow_other" /proc/mounts
 check "guests are listed before inspection ends" \
-	bash -c "ls '$MNT' | tr '\n' ' ' | grep -q '^backok backshadow by-pid datafile deb1p deb2p debug evil missing nobackfmt nokernel noos sysmap truncq wrongfmt \$'"
+	bash -c "ls '$MNT' | tr '\n' ' ' | grep -q '^backok backshadow bls by-pid datafile deb1p deb2p debug evil missing nobackfmt nokernel noos sysmap truncq wrongfmt \$'"
 check "info answers at once during the inspection" grep -qE '^state: (pending|inspecting)' "$MNT/deb2p/info"
 head -c 1 "$MNT/deb2p/kallsyms" >/dev/null
 t_first=$(now)
@@ -171,7 +173,7 @@ grep -E 'appliance up|inspection found|ready:' "$TMP/log1" | sed 's/^/# /'
 
 # Wait for the other guests (reading any file of a guest waits for its inspection).
 for g in deb1p sysmap debug noos nokernel missing wrongfmt nobackfmt truncq backshadow \
-	datafile backok; do
+	datafile backok bls; do
 	ls "$MNT/$g/" >/dev/null 2>&1
 done
 ls "$MNT/evil/" >/dev/null 2>&1
@@ -227,6 +229,14 @@ check "deb2p: the guest's 'build' symlink is not followed or served" test ! -e "
 check "deb1p: ready, configured kernel chosen" grep -qx "kernel: $V61 (configured)" "$MNT/deb1p/info"
 check "deb1p: kallsyms == the $V61 vmlinuz symbols" cmp "$TMP/ref61" "$MNT/deb1p/kallsyms"
 check "deb1p: version names $V61" grep -q "^Linux version $V61 " "$MNT/deb1p/version"
+
+# bls: Fedora's layout. grub.cfg only runs blscfg; the BLS entries in
+# /boot/loader/entries make the menu, and grubenv's saved_entry names the
+# older kernel's entry, so without reading them the newest kernel would win.
+check "bls: distro fedora, / and /boot mounted" \
+	bash -c "grep -qx 'distro: fedora' '$MNT/bls/info' && grep -q 'on /boot\$' '$MNT/bls/info'"
+check "bls: the saved BLS entry's kernel is chosen" grep -qx "kernel: $V61 (bootloader default)" "$MNT/bls/info"
+check "bls: kallsyms == the $V61 vmlinuz symbols" cmp "$TMP/ref61" "$MNT/bls/kallsyms"
 
 # sysmap: a real System.map is the symbol source and is served as is.
 check "sysmap: symbols from the real System.map" grep -q "^symbols: /boot/System.map-$PVER" "$MNT/sysmap/info"

@@ -102,6 +102,7 @@ mount -t proc proc /host/proc
 mount -t sysfs sysfs /host/sys
 mount -t devtmpfs devtmpfs /host/dev
 mount -t debugfs debugfs /host/sys/kernel/debug
+mount -t tracefs tracefs /host/sys/kernel/tracing 2>/dev/null
 mkdir -p /host/tmp/results
 mount -t 9p -o $o results /host/tmp/results
 if [ -f /repo-path ]; then

@@ -3,12 +3,14 @@
  * tinyvmm: the smallest VMM that runs payload.S through /dev/kvm, so guest
  * sampling can be checked against symbols at known addresses.
  *
- *   tinyvmm [-name guest=NAME] [--seconds N] PAYLOAD.elf
+ *   tinyvmm [-name guest=NAME] [--seconds N] [--exits N] PAYLOAD.elf
  *
  * Loads the payload's PT_LOAD segments at their physical addresses, builds a
  * GDT and two page-table trees (CR3 A and B, see payload.S), enters long mode
  * at the ELF entry point and runs one vCPU until N seconds have passed. At
  * exit it prints the guest's LSTAR as the guest set it, and the two CR3s.
+ * With --exits N the guest first writes port 0x80 and reads MSR 0x1b N times
+ * each (payload.S exit_burst); the VMM counts the port writes it is handed.
  */
 #include <elf.h>
 #include <errno.h>
@@ -44,6 +46,7 @@
 #define MSR_LSTAR 0xc0000082
 
 static volatile sig_atomic_t time_up;
+static unsigned long io_exits;
 
 static void on_alarm(int sig)
 {
@@ -150,7 +153,7 @@ static void set_segment(struct kvm_segment *s, uint16_t sel, uint8_t type, bool 
 	s->db = !code;
 }
 
-static void enter_long_mode(int vcpu, uint64_t entry)
+static void enter_long_mode(int vcpu, uint64_t entry, uint64_t exits)
 {
 	struct kvm_sregs sregs;
 	struct kvm_regs regs = { 0 };
@@ -169,6 +172,7 @@ static void enter_long_mode(int vcpu, uint64_t entry)
 	if (ioctl(vcpu, KVM_SET_SREGS, &sregs))
 		die("KVM_SET_SREGS");
 	regs.rip = entry;
+	regs.rdi = exits;
 	regs.rflags = 2;
 	if (ioctl(vcpu, KVM_SET_REGS, &regs))
 		die("KVM_SET_REGS");
@@ -210,6 +214,11 @@ static void run(int vcpu, struct kvm_run *kr)
 		}
 		if (kr->exit_reason == KVM_EXIT_INTR)
 			continue;
+		if (kr->exit_reason == KVM_EXIT_IO && kr->io.port == 0x80 &&
+		    kr->io.direction == KVM_EXIT_IO_OUT) {
+			io_exits++;
+			continue;
+		}
 		report_exit(vcpu, kr);
 		exit(1);
 	}
@@ -221,6 +230,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_alarm };
 	const char *payload = NULL;
 	unsigned seconds = 5;
+	unsigned long exits = 0;
 	int kvm, vm, vcpu, run_size;
 	struct kvm_run *kr;
 	uint64_t entry;
@@ -231,11 +241,14 @@ int main(int argc, char **argv)
 			i++;	/* identifies the guest to profilers, as with QEMU */
 		else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
 			seconds = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--exits") && i + 1 < argc)
+			exits = strtoul(argv[++i], NULL, 0);
 		else
 			payload = argv[i];
 	}
 	if (!payload) {
-		fprintf(stderr, "usage: tinyvmm [-name guest=NAME] [--seconds N] PAYLOAD.elf\n");
+		fprintf(stderr,
+			"usage: tinyvmm [-name guest=NAME] [--seconds N] [--exits N] PAYLOAD.elf\n");
 		return 2;
 	}
 	kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
@@ -262,11 +275,13 @@ int main(int argc, char **argv)
 	if (kr == MAP_FAILED)
 		die("mmap kvm_run");
 	set_cpuid(kvm, vcpu);
-	enter_long_mode(vcpu, entry);
+	enter_long_mode(vcpu, entry, exits);
 	sigaction(SIGALRM, &sa, NULL);
 	alarm(seconds);
 	run(vcpu, kr);
 	printf("tinyvmm: pid %d vcpu 0 cr3 %#x %#x lstar %#llx\n", (int)getpid(), CR3_A, CR3_B,
 	       (unsigned long long)read_lstar(vcpu));
+	if (exits)
+		printf("tinyvmm: port 0x80 writes handled: %lu\n", io_exits);
 	return 0;
 }

@@ -30,8 +30,7 @@ static void fill_attr(const struct event_opts *o, struct perf_event_attr *attr)
 	}
 }
 
-int evsetup_add_events(const struct event_opts *o, struct evlist *el,
-		       struct kp_err *err)
+int evsetup_add_events(const struct event_opts *o, struct evlist *el, struct kp_err *err)
 {
 	char *list = strdup(o->events ? o->events : "cpu-clock"), *save = NULL, *name;
 	int ret = 0;

@@ -9,23 +9,39 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/base.h"
 #include "perf/perf.h"
 
 struct event_opts {
-	const char *events;  /* "cpu-clock,cycles"; NULL: cpu-clock */
-	unsigned long freq;  /* samples per second per CPU; 0: 4000 */
+	const char *events;   /* "cpu-clock,cycles"; NULL: cpu-clock */
+	unsigned long freq;   /* samples per second per CPU; 0: 4000 */
 	unsigned long period; /* sample every PERIOD events instead, when not 0 */
-	bool host;	     /* --host */
-	bool guest;	     /* --guest; neither flag means both */
-	bool system_wide;    /* every CPU, every process */
-	bool enable_on_exec; /* a command started for the recording */
+	bool host;	      /* --host */
+	bool guest;	      /* --guest; neither flag means both */
+	bool system_wide;     /* every CPU, every process */
+	bool enable_on_exec;  /* a command started for the recording */
 };
 
+/* The pid of a sample of these events (0 when too short to hold one). */
+static inline uint32_t evsetup_sample_pid(const struct perf_event_header *ev)
+{
+	const uint32_t *w = (const void *)(ev + 1);
+
+	return ev->size >= sizeof(*ev) + 24 ? w[4] : 0;
+}
+
+/* Its time (0 when too short). */
+static inline uint64_t evsetup_sample_time(const struct perf_event_header *ev)
+{
+	const uint64_t *w = (const void *)(ev + 1);
+
+	return ev->size >= sizeof(*ev) + 32 ? w[3] : 0;
+}
+
 /* Add each event of @o->events, with kvmprof's sample layout, to @el. */
-int evsetup_add_events(const struct event_opts *o, struct evlist *el,
-		       struct kp_err *err);
+int evsetup_add_events(const struct event_opts *o, struct evlist *el, struct kp_err *err);
 
 /*
  * Ask for per-sample guest context when the kernel has the kvmprof series

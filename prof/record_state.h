@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "guest/guest.h"
+#include "guest_names.h"
 #include "perf/perf.h"
 #include "base/base.h"
 
@@ -23,12 +24,10 @@ struct record_state {
 	uint64_t dropped; /* filtered out by --host / --guest */
 	uint64_t lost;	  /* PERF_RECORD_LOST: samples the kernel could not deliver */
 	uint64_t lost_records;
-	struct kvmfeat guests;	    /* QEMU processes seen running guest code */
-	struct gm_config conf;	    /* guests.conf, to name guests by their disks */
-	struct guest_ident *idents; /* its guests' disks, by device and inode */
-	struct guest_trust trust;   /* whose QEMUs may name a guest by -name */
-	bool guest_ctx;		    /* samples end with a struct perf_sample_guest_ctx */
-	char ctx_why[160];	    /* without guest_ctx: why not (guestctx_explain) */
+	struct kvmfeat guests;	  /* QEMU processes seen running guest code */
+	struct guest_namer namer; /* names them as they are seen */
+	bool guest_ctx;		  /* samples end with a struct perf_sample_guest_ctx */
+	char ctx_why[160];	  /* without guest_ctx: why not (guestctx_explain) */
 	struct guestctx_table ctx;
 	struct guestkmaps kmaps; /* each guest's kernel map, written on first sight */
 	struct hashmap mapped;	 /* files of user mappings, for the BUILD_ID feature */

@@ -315,7 +315,8 @@ static int read_features(struct pd_file *f, struct kp_err *err)
 	for (int feat = 0; feat < PD_FEAT_BITS; feat++) {
 		if (!pd_has_feature(f, feat))
 			continue;
-		memcpy(&secs[nr_in], f->map + table + idx++ * sizeof(secs[0]), sizeof(secs[0]));
+		memcpy(&secs[nr_in], f->map + table + idx++ * sizeof(secs[0]),
+		       sizeof(secs[0]));
 		/* A damaged optional feature loses only that feature's information. */
 		if (!in_file(f, secs[nr_in].offset, secs[nr_in].size))
 			f->damaged_features++;

@@ -147,6 +147,14 @@ int pd_open(const char *path, struct pd_file **out, struct kp_err *err);
 /* Same, over a caller's buffer that must outlive the returned file (fuzzing, tests). */
 int pd_open_memory(const void *buf, size_t len, const char *name, struct pd_file **out,
 		   struct kp_err *err);
+/*
+ * A file with no data, only the events @evsels (attr, name, ids and nr_ids
+ * each), as a live session sees them: records read from their rings then
+ * decode with pd_parse_sample() and pd_parse_id_trailer() as a recording's
+ * would. @name stands for the path in messages.
+ */
+int pd_open_events(const struct pd_evsel *evsels, size_t nr, const char *name,
+		   struct pd_file **out, struct kp_err *err);
 void pd_close(struct pd_file *f);
 
 bool pd_has_feature(const struct pd_file *f, int feat);

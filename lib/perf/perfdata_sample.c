@@ -150,6 +150,8 @@ static int bad_record(const struct pd_file *f, const struct perf_event_header *e
 {
 	uint64_t off = (uint64_t)((const uint8_t *)ev - f->map);
 
+	if (!f->map) /* a live session's record: it has no offset */
+		return kp_errorf(err, EINVAL, "%s: %s", f->path, what);
 	return kp_errorf(err, EINVAL, "%s: offset %#llx: %s", f->path,
 			 (unsigned long long)off, what);
 }

@@ -231,16 +231,15 @@ static int open_output(struct record_state *rs, const char *path, struct evlist 
 		       struct kp_err *err)
 {
 	int ret = pd_writer_create(path, &rs->writer, err);
+	struct pd_evsel *evs = NULL;
 
-	for (size_t e = 0; !ret && e < el->nr_evsels; e++) {
-		/* The guest context is stripped from every sample before writing. */
-		struct perf_event_attr attr = el->evsels[e].attr;
-
-		attr.sample_type &= ~PERF_SAMPLE_GUEST_CTX;
-		if (pd_writer_add_evsel(rs->writer, &attr, el->evsels[e].name,
-					el->evsels[e].ids, el->evsels[e].nr_ids))
+	if (!ret && evsetup_file_evsels(el, &evs))
+		ret = kp_errorf(err, ENOMEM, "out of memory");
+	for (size_t e = 0; !ret && e < el->nr_evsels; e++)
+		if (pd_writer_add_evsel(rs->writer, &evs[e].attr, evs[e].name, evs[e].ids,
+					evs[e].nr_ids))
 			ret = kp_errorf(err, ENOMEM, "out of memory");
-	}
+	free(evs);
 	return ret ? ret : pd_writer_begin_data(rs->writer, err);
 }
 

@@ -2,6 +2,7 @@
 #include "evsetup.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,4 +72,21 @@ bool evsetup_guest_ctx(struct evlist *el, char *why, size_t why_size)
 	for (size_t e = 0; e < el->nr_evsels; e++)
 		el->evsels[e].attr.sample_type |= PERF_SAMPLE_GUEST_CTX;
 	return true;
+}
+
+int evsetup_file_evsels(const struct evlist *el, struct pd_evsel **out)
+{
+	struct pd_evsel *evs = calloc(el->nr_evsels ? el->nr_evsels : 1, sizeof(*evs));
+
+	*out = evs;
+	if (!evs)
+		return -ENOMEM;
+	for (size_t i = 0; i < el->nr_evsels; i++) {
+		evs[i].attr = el->evsels[i].attr;
+		evs[i].attr.sample_type &= ~PERF_SAMPLE_GUEST_CTX;
+		evs[i].ids = el->evsels[i].ids;
+		evs[i].nr_ids = el->evsels[i].nr_ids;
+		snprintf(evs[i].name, sizeof(evs[i].name), "%s", el->evsels[i].name);
+	}
+	return 0;
 }

@@ -50,4 +50,11 @@ int evsetup_add_events(const struct event_opts *o, struct evlist *el, struct kp_
  */
 bool evsetup_guest_ctx(struct evlist *el, char *why, size_t why_size);
 
+/*
+ * The events of @el as a perf.data file describes them: attributes without
+ * the guest-context bit (the context is taken off each sample before it is
+ * written or modelled), names and ids. *@out points into @el; free() it.
+ */
+int evsetup_file_evsels(const struct evlist *el, struct pd_evsel **out);
+
 #endif

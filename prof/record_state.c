@@ -67,19 +67,11 @@ void record_state_set_synth(struct record_state *rs, const struct perf_event_att
 	rs->synth.ctx = rs;
 }
 
-static bool is_guest_mode(uint16_t misc)
-{
-	uint16_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
-
-	return mode == PERF_RECORD_MISC_GUEST_KERNEL ||
-	       mode == PERF_RECORD_MISC_GUEST_USER;
-}
-
 static int on_sample(struct record_state *rs, const struct perf_event_header *ev)
 {
 	struct guest_ctx ctx;
 	uint8_t buf[65536];
-	bool guest = is_guest_mode(ev->misc);
+	bool guest = pd_misc_is_guest(ev->misc);
 	int ret;
 
 	if (rs->guest_ctx)

@@ -142,6 +142,15 @@ struct pd_sample {
 	const uint64_t *callchain;
 };
 
+/* Was a record with header.misc @misc taken in a guest (kernel or user)? */
+static inline bool pd_misc_is_guest(uint16_t misc)
+{
+	uint16_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	return mode == PERF_RECORD_MISC_GUEST_KERNEL ||
+	       mode == PERF_RECORD_MISC_GUEST_USER;
+}
+
 /* Open and validate a perf.data file (mapped read-only). */
 int pd_open(const char *path, struct pd_file **out, struct kp_err *err);
 /* Same, over a caller's buffer that must outlive the returned file (fuzzing, tests). */

@@ -93,7 +93,8 @@ static int on_sample(struct record_state *rs, const struct perf_event_header *ev
 		/* The guest's kernel map goes ahead of its first sample. */
 		if (!ret)
 			ret = guestkmaps_note(&rs->kmaps, &rs->synth, pid,
-					      rs->guest_ctx ? ctx.lstar : 0);
+					      rs->guest_ctx ? ctx.lstar : 0,
+					      evsetup_sample_time(ev));
 		if (ret)
 			return ret;
 	}
@@ -240,7 +241,10 @@ void record_state_print_summary(const struct record_state *rs, const char *path,
 
 		fprintf(out, "[ guest: pid %d name %s%s", g->pid, g->name,
 			g->lstar ? " (guest context: yes)" : "");
-		if (k && k->written)
+		if (k && k->nr_maps > 1)
+			fprintf(out, ", %u kernel maps (rebooted): %s last at %#" PRIx64,
+				k->nr_maps, KASLR_LSTAR_SYMBOL, k->lstar);
+		else if (k && k->written)
 			fprintf(out, ", kernel map: %s at %#" PRIx64, KASLR_LSTAR_SYMBOL,
 				k->lstar);
 		else

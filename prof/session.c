@@ -195,23 +195,48 @@ static struct guestsyms_opts guest_opts(const struct symbol_opts *o)
 				       .modules = o->guestmodules};
 }
 
-static void place_guest(struct session *s, struct machine *m, bool runtime_table)
+/*
+ * Place guest @m's loaded table from what is known now. Also called again
+ * when the guest's kernel moved (it rebooted): the slide is found afresh.
+ */
+static void place_guest(struct session *s, struct machine *m)
 {
 	const struct kvmfeat_guest *g = kvmfeat_find(&s->kvmfeat, m->pid);
 	struct guest_slide_hints h = {
 		.forced = s->sopts->has_guest_slide,
 		.forced_slide = s->sopts->guest_slide,
 		.def = machines_find_guest(&s->machines, 0),
-		.runtime_table = runtime_table,
+		.runtime_table = m->runtime_table,
+		.lstar = m->lstar,
 	};
 
 	if (g) {
-		h.lstar = g->lstar;
+		/* The samples' own context first: the table's is the latest one. */
+		if (!h.lstar)
+			h.lstar = g->lstar;
 		h.recorded = g->has_slide;
 		h.recorded_slide = g->slide;
 		h.recorded_source = g->slide_source;
 	}
+	m->slide_known = false;
+	m->placed_lstar = h.lstar;
 	machine_place_guest_kernel(m, &h);
+}
+
+/*
+ * A guest sample's context: when its LSTAR is not the one @m's kernel was
+ * placed with, the guest rebooted with a new KASLR slide; place it again
+ * and forget what addresses meant.
+ */
+static void follow_guest_lstar(struct session *s, struct machine *m, uint64_t lstar)
+{
+	if (!lstar)
+		return;
+	m->lstar = lstar;
+	if (!m->kernel->symtab || lstar == m->placed_lstar)
+		return;
+	place_guest(s, m);
+	s->cache_gen++;
 }
 
 static void load_guest_modules(struct session *s, struct machine *m,
@@ -247,7 +272,8 @@ static void load_guest_kernel(struct session *s, struct machine *m)
 	load_guest_modules(s, m, &o);
 	i = guestsyms_load_first(files, n, load_guest_table, m);
 	if (i >= 0) {
-		place_guest(s, m, files[i].runtime);
+		m->runtime_table = files[i].runtime;
+		place_guest(s, m);
 		return;
 	}
 	if (!m->kernel->error) {
@@ -563,6 +589,8 @@ static int on_sample(struct session *s, const struct pd_sample *sample, uint64_t
 			s->filtered++;
 			return 0;
 		}
+		if (ctx)
+			follow_guest_lstar(s, m, ctx->lstar);
 		k.guest = m;
 		k.vcpu = ctx ? (int)ctx->vcpu_id : vcpu_from_comm(k.comm);
 		k.cr3 = ctx ? ctx->cr3 : 0;
@@ -605,19 +633,24 @@ static int on_kernel_mmap(struct session *s, struct machine *m, const char *name
 			  uint64_t pgoff)
 {
 	char ref[64];
+	bool moved;
 
 	if (!kernel_map_ref(name,
 			    m->guest ? "[guest.kernel.kallsyms" : "[kernel.kallsyms]",
 			    ref, sizeof(ref)) ||
 	    !ref[0])
 		return 0; /* module maps: not modelled yet */
+	moved = m->ref_sym[0] && (strcmp(ref, m->ref_sym) || pgoff != m->ref_runtime);
 	snprintf(m->ref_sym, sizeof(m->ref_sym), "%s", ref);
 	m->ref_runtime = pgoff;
 	/*
 	 * kvmprof record writes a guest's map when it first sees the guest, so
-	 * it can follow a table loaded for samples of an earlier round.
+	 * it can follow a table loaded for samples of an earlier round; and
+	 * again when the guest rebooted at a new slide: place it afresh.
 	 */
-	if (m->kernel && m->kernel->symtab)
+	if (m->guest && m->kernel && m->kernel->symtab && moved)
+		place_guest(s, m);
+	else if (m->kernel && m->kernel->symtab)
 		machine_place_kernel(m);
 	return 0;
 }

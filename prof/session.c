@@ -108,6 +108,7 @@ void session_close(struct session *s)
 	machines_release(&s->machines);
 	ordered_events_release(&s->oe);
 	free(s->round);
+	guestkmaps_release(&s->kmaps);
 	kvmfeat_release(&s->kvmfeat);
 	guestctx_table_release(&s->ctx);
 	pd_close(s->file);

@@ -82,6 +82,8 @@ struct session {
 	size_t round_alloc;
 	bool live_ctx;			 /* samples end with the kernel's guest context */
 	const struct guest_namer *namer; /* names each guest at its first sample */
+	struct synth synth;		 /* records made here go in as ring records */
+	struct guestkmaps kmaps; /* each guest's kernel map, as record writes it */
 };
 
 int session_open(struct session *s, const char *path, const char *sort,
@@ -102,6 +104,9 @@ int session_open_live(struct session *s, const struct evlist *el, bool guest_ctx
 int session_live_record(void *session, const struct perf_event_header *ev);
 /* Put the records taken since the last flush, in time order, into the model. */
 int session_live_flush(struct session *s, struct kp_err *err);
+
+/* Sort by @sort from now on: the histograms start empty. 0 or -EINVAL. */
+int session_set_sort(struct session *s, const char *sort, struct kp_err *err);
 
 /*
  * Age every histogram row by @num/@den (perf top's 7/8 each refresh; 0/1

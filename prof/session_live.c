@@ -34,6 +34,11 @@ int session_open_live(struct session *s, const struct evlist *el, bool guest_ctx
 	ret = session_init(s, f, sort, sopts, err);
 	s->live_ctx = guest_ctx;
 	s->namer = namer;
+	/* What record would write in the file, synthesized into the session. */
+	s->synth = (struct synth){.sample_type = f->evsels[0].attr.sample_type,
+				  .sample_id_all = f->evsels[0].attr.sample_id_all,
+				  .emit = session_live_record,
+				  .ctx = s};
 	return ret;
 }
 
@@ -56,19 +61,27 @@ static int round_append(struct session *s, const struct perf_event_header *ev)
 	return 0;
 }
 
-/* As record_state.c takes a sample: its context off and kept, its guest named. */
+/*
+ * As record_state.c takes a sample: its context off and kept, its guest
+ * named, and the guest's kernel map (from the context or KVM's debugfs)
+ * put ahead of it when it is new or moved.
+ */
 static int take_sample(struct session *s, const struct perf_event_header *ev)
 {
 	uint8_t buf[65536];
 	struct guest_ctx ctx = {0};
 	uint32_t pid = evsetup_sample_pid(ev);
+	uint64_t time = evsetup_sample_time(ev);
 	bool guest = pd_misc_is_guest(ev->misc);
 	int ret = 0;
 
 	if (s->live_ctx)
 		ev = guestctx_strip(ev, pid, &ctx, buf);
+	guestkmaps_saw_time(&s->kmaps, time);
 	if (guest && s->namer)
 		ret = guest_namer_note(s->namer, &s->kvmfeat, (int)pid, ctx.lstar);
+	if (!ret && guest)
+		ret = guestkmaps_note(&s->kmaps, &s->synth, (pid_t)pid, ctx.lstar, time);
 	if (!ret && s->live_ctx && guestctx_table_add(&s->ctx, guest ? &ctx : NULL))
 		ret = -ENOMEM;
 	return ret ? ret : round_append(s, ev);
@@ -99,6 +112,7 @@ int session_live_flush(struct session *s, struct kp_err *err)
 	if (!ret)
 		ret = ordered_events_flush(&s->oe, err);
 	/* The round's contexts were looked up by ordinal: they can go too. */
+	guestkmaps_round(&s->kmaps);
 	s->round_len = 0;
 	s->ctx.nr_samples = 0;
 	s->ctx_base = s->oe.nr_samples;
@@ -114,4 +128,19 @@ int session_decay(struct session *s, unsigned num, unsigned den)
 			ret = -ENOMEM;
 	s->cache_gen++; /* cached rows may be gone */
 	return ret;
+}
+
+int session_set_sort(struct session *s, const char *sort, struct kp_err *err)
+{
+	struct hists h;
+
+	if (hists_init(&h, sort, err))
+		return -err->code;
+	hists_release(&h);
+	for (size_t i = 0; i < s->file->nr_evsels; i++) {
+		hists_release(&s->hists[i]);
+		hists_init(&s->hists[i], sort, err);
+	}
+	s->cache_gen++; /* cached rows belonged to the old histograms */
+	return 0;
 }

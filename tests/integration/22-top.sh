@@ -3,25 +3,7 @@
 # burner runs, and the interactive screen in tmux: sort key, resize, quit.
 . "$(dirname "$0")/../lib.sh"
 
-cat >"$TMP/burner.c" <<'C'
-#include <stdlib.h>
-#include <time.h>
-__attribute__((noinline)) void kvmprof_burn_here(double secs)
-{
-	volatile unsigned long x = 0;
-	time_t end = time(NULL) + (time_t)secs;
-
-	while (time(NULL) < end)
-		for (int i = 0; i < 1000000; i++)
-			x += (unsigned long)i;
-}
-int main(int argc, char **argv)
-{
-	kvmprof_burn_here(argc > 1 ? atof(argv[1]) : 1);
-	return 0;
-}
-C
-cc -O1 -g -o "$TMP/burner" "$TMP/burner.c" || { fail "build the burner"; exit 1; }
+build_spinner "$TMP/burner" || { fail "build the burner"; exit 1; }
 burners=()
 burn() {
 	local cpus i
@@ -53,7 +35,7 @@ check "top --stdio -n 2 -d 1 exits 0 (status $rc)" test "$rc" = 0
 check "prints 2 refreshes, each with the headline" \
 	test "$(grep -cE '^KvmTop: +[0-9]+ irqs/sec  kernel: *[0-9.]+%  us: *[0-9.]+%  guest kernel: *[0-9.]+%  guest us: *[0-9.]+%' "$TMP/stdio.out")" = 2
 check "names the burner's function from its ELF .symtab" \
-	grep -qE '^ +[0-9.]+%  host +burner +\[\.\] kvmprof_burn_here$' "$TMP/stdio.out"
+	grep -qE '^ +[0-9.]+%  host +burner +\[\.\] kvmprof_spin_here$' "$TMP/stdio.out"
 check "names host kernel functions" \
 	grep -qE '^ +[0-9.]+%  host +\[kernel\.kallsyms\] +\[k\] [a-z_]' "$TMP/stdio.out"
 check "no guest lines on a host without guests" bash -c "! grep -q '^  guest ' '$TMP/stdio.out'"
@@ -79,7 +61,7 @@ wait_for 'top-test\$' || fail "the tmux shell starts"
 tmux send-keys -t "$SESSION" "$KVMPROF top -d 1" Enter
 check "the header appears" wait_for '^Overhead  Guest +Shared Object +Symbol'
 check "the headline appears" wait_for '^KvmTop: +[0-9]+ irqs/sec'
-check "the burner's function is named" wait_for 'kvmprof_burn_here'
+check "the burner's function is named" wait_for 'kvmprof_spin_here'
 check "the alternate screen is on" test "$(tmux display -p -t "$SESSION" '#{alternate_on}')" = 1
 tmux send-keys -t "$SESSION" s
 check "s changes the sort keys (comm,dso,sym)" wait_for '^Overhead  Command +Shared Object +Symbol'

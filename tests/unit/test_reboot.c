@@ -20,16 +20,12 @@
 #include "perf/perf.h"
 #include "record_state.h"
 #include "session.h"
+#include "guest_fixture.h"
 #include "test_sample.h"
 #include "testutil.h"
 
-#define QEMU_PID  999999		/* no such process: named "-" */
-#define LINK_SYS  0xffffffff81000040ULL /* entry_SYSCALL_64 at link time */
-#define LINK_DO	  0xffffffff81001000ULL /* do_syscall_64 */
-#define LINK_HALT 0xffffffff81400000ULL /* native_safe_halt */
-#define SLIDE1	  0x19000000ULL
-#define SLIDE2	  0x19200000ULL /* 2 MiB on: either slide misplaces the other half */
-#define HALF	  20
+#define QEMU_PID 999999 /* no such process: named "-" */
+#define HALF	 20
 
 static char dir[] = "/tmp/kvmprof-reboot.XXXXXX";
 static char data[64], kallsyms[64], debugfs[64];
@@ -172,23 +168,17 @@ static void test_reboot_from_kernel_maps(void **state)
 static int setup(void **state)
 {
 	(void)state;
-	if (!mkdtemp(dir))
+	if (guest_fixture_make(dir, kallsyms, sizeof(kallsyms)))
 		return -1;
 	snprintf(data, sizeof(data), "%s/perf.data", dir);
-	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", dir);
 	snprintf(debugfs, sizeof(debugfs), "%s/kvm", dir);
-	return sh("printf 'ffffffff81000000 T _text\\nffffffff81000040 T "
-		  "entry_SYSCALL_64\\nffffffff81001000 T do_syscall_64\\n"
-		  "ffffffff81400000 T native_safe_halt\\nffffffff81600000 T "
-		  "_etext\\n' >%s",
-		  kallsyms);
+	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	sh("rm -rf %s", dir);
-	strcpy(dir, "/tmp/kvmprof-reboot.XXXXXX");
+	guest_fixture_remove(dir, "/tmp/kvmprof-reboot.XXXXXX");
 	return 0;
 }
 

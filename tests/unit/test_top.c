@@ -21,16 +21,12 @@
 #include "session.h"
 #include "top_frame.h"
 #include "top_layout.h"
+#include "guest_fixture.h"
 #include "test_sample.h"
 #include "testutil.h"
 
-#define WEB_PID	  999991 /* no such processes: only the names set here */
-#define DB_PID	  999992
-#define LINK_SYS  0xffffffff81000040ULL
-#define LINK_DO	  0xffffffff81001000ULL
-#define LINK_HALT 0xffffffff81400000ULL
-#define SLIDE1	  0x19000000ULL
-#define SLIDE2	  0x19200000ULL
+#define WEB_PID 999991 /* no such processes: only the names set here */
+#define DB_PID	999992
 
 static char dir[] = "/tmp/kvmprof-top.XXXXXX";
 static char kallsyms[64];
@@ -246,21 +242,15 @@ static void test_layout_fits_every_size(void **state)
 static int setup(void **state)
 {
 	(void)state;
-	if (!mkdtemp(dir))
+	if (guest_fixture_make(dir, kallsyms, sizeof(kallsyms)))
 		return -1;
-	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", dir);
-	return sh("printf 'ffffffff81000000 T _text\\nffffffff81000040 T "
-		  "entry_SYSCALL_64\\nffffffff81001000 T do_syscall_64\\n"
-		  "ffffffff81400000 T native_safe_halt\\nffffffff81600000 T "
-		  "_etext\\n' >%s",
-		  kallsyms);
+	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	sh("rm -rf %s", dir);
-	strcpy(dir, "/tmp/kvmprof-top.XXXXXX");
+	guest_fixture_remove(dir, "/tmp/kvmprof-top.XXXXXX");
 	return 0;
 }
 

@@ -340,26 +340,6 @@ static int record_loop(struct record_state *rs, struct evlist *el, pid_t child,
 	return n < 0 ? (int)n : record_state_finish_round(rs);
 }
 
-/*
- * A broken default guests.conf belongs to the daemon: warn and name guests by
- * -name only. One given with --guests-conf must be right.
- */
-static int load_guests(struct record_state *rs, const struct record_opts *o,
-		       struct kp_err *err)
-{
-	const char *path = o->guests_conf ? o->guests_conf : GUESTS_CONF_DEFAULT;
-	int ret = record_state_load_guests(rs, path, o->guests_conf != NULL, err);
-
-	if (ret && !o->guests_conf) {
-		fprintf(stderr,
-			"kvmprof record: warning: %s; guests are named by -name only\n",
-			err->msg);
-		memset(err, 0, sizeof(*err));
-		ret = 0;
-	}
-	return ret;
-}
-
 static int run_record(struct record_opts *o, int argc, char **argv)
 {
 	struct record_state rs;
@@ -372,7 +352,7 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 	o->ev.enable_on_exec = o->command != NULL;
 	record_state_init(&rs, o->ev.host, o->ev.guest);
 	evlist_init(&el, o->mmap_pages ? o->mmap_pages : 128);
-	ret = load_guests(&rs, o, &err);
+	ret = guest_namer_open(&rs.namer, o->guests_conf, "kvmprof record", &err);
 	if (!ret)
 		ret = evsetup_add_events(&o->ev, &el, &err);
 	if (!ret && o->command) {

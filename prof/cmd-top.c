@@ -404,23 +404,6 @@ static void synthesize(struct top *t)
 		fprintf(stderr, "kvmprof top: no host kernel map: %s\n", kerr.msg);
 }
 
-/* A broken default guests.conf belongs to the daemon: warn, name by -name only. */
-static int load_guests(struct top *t, struct kp_err *err)
-{
-	const char *conf = t->o->guests_conf;
-	int ret = guest_namer_load(&t->namer, conf ? conf : GUESTS_CONF_DEFAULT,
-				   conf != NULL, err);
-
-	if (ret && !conf) {
-		fprintf(stderr,
-			"kvmprof top: warning: %s; guests are named by -name only\n",
-			err->msg);
-		memset(err, 0, sizeof(*err));
-		ret = 0;
-	}
-	return ret;
-}
-
 static int open_session(struct top *t, struct kp_err *err)
 {
 	struct top_opts *o = t->o;
@@ -462,7 +445,7 @@ static int start(struct top *t, struct kp_err *err)
 	t->frame.rows = calloc(TOP_ROWS_MAX, sizeof(*t->frame.rows));
 	if (!t->frame.rows)
 		return kp_errorf(err, ENOMEM, "out of memory");
-	ret = load_guests(t, err);
+	ret = guest_namer_open(&t->namer, t->o->guests_conf, "kvmprof top", err);
 	if (!ret)
 		ret = open_session(t, err);
 	if (ret)

@@ -29,6 +29,21 @@ int guest_namer_load(struct guest_namer *n, const char *path, bool required,
 	return ret;
 }
 
+int guest_namer_open(struct guest_namer *n, const char *conf, const char *who,
+		     struct kp_err *err)
+{
+	int ret =
+		guest_namer_load(n, conf ? conf : GUESTS_CONF_DEFAULT, conf != NULL, err);
+
+	if (ret && !conf) {
+		fprintf(stderr, "%s: warning: %s; guests are named by -name only\n", who,
+			err->msg);
+		memset(err, 0, sizeof(*err));
+		ret = 0;
+	}
+	return ret;
+}
+
 int guest_namer_note(const struct guest_namer *n, struct kvmfeat *kf, int pid,
 		     uint64_t lstar)
 {

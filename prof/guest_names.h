@@ -27,6 +27,14 @@ int guest_namer_load(struct guest_namer *n, const char *path, bool required,
 		     struct kp_err *err);
 
 /*
+ * The same for the command line's --guests-conf @conf, or (NULL) the
+ * default: a broken default guests.conf belongs to the daemon, so @who
+ * warns on stderr and names guests by -name only. One given must be right.
+ */
+int guest_namer_open(struct guest_namer *n, const char *conf, const char *who,
+		     struct kp_err *err);
+
+/*
  * A guest sample of VMM @pid with its context's LSTAR (0: none): add @pid
  * to @kf, named at first sight, and keep the latest LSTAR.
  */

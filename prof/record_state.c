@@ -21,12 +21,6 @@ void record_state_init(struct record_state *rs, bool host, bool guest)
 	rs->want_guest = guest || !host;
 }
 
-int record_state_load_guests(struct record_state *rs, const char *path, bool required,
-			     struct kp_err *err)
-{
-	return guest_namer_load(&rs->namer, path, required, err);
-}
-
 /* Remember each file a user mapping names (MMAP and MMAP2 records). */
 static void note_mapped_file(struct record_state *rs, const struct perf_event_header *ev)
 {

@@ -36,12 +36,6 @@ struct record_state {
 };
 
 void record_state_init(struct record_state *rs, bool host, bool guest);
-/*
- * Read the guest list that names guests by the disks they hold open. A
- * missing @path is fine unless @required (given on the command line).
- */
-int record_state_load_guests(struct record_state *rs, const char *path, bool required,
-			     struct kp_err *err);
 void record_state_set_synth(struct record_state *rs, const struct perf_event_attr *attr);
 int record_state_on_record(void *ctx, const struct perf_event_header *ev);
 int record_state_finish_round(struct record_state *rs);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # kvmprof benchmarks, each measured side by side with its reference in one run.
 #
-#   bench/run.sh BUILD_DIR [NAME...]      NAME: symbols report mount (default: all)
+#   bench/run.sh BUILD_DIR [NAME...]      NAME: symbols report mount top (default: all)
 #
 # Each benchmark prints its measurements and its target, then "PASS" or "MISS".
 # guestfs-mount: warm kallsyms reads through the mount >= 50% of a direct
@@ -195,8 +195,14 @@ bench_mount() {
 	verdict "$(awk -v r="$ratio" 'BEGIN { print (r >= 0.5) }')"
 }
 
+# kvmprof top vs perf top: CPU time on the same load (no target).
+bench_top() {
+	echo "== top: kvmprof top vs perf top --stdio -d 1, CPU time"
+	"$REPO/bench/top.sh" "$BUILD" 3 6
+}
+
 names=("$@")
-[ ${#names[@]} -eq 0 ] && names=(symbols report mount)
+[ ${#names[@]} -eq 0 ] && names=(symbols report mount top)
 for n in "${names[@]}"; do
 	"bench_$n"
 done

@@ -18,18 +18,14 @@
 #include "builtin.h"
 #include "perf/perf.h"
 #include "guest/guest.h"
+#include "evsetup.h"
 #include "record_state.h"
 #include "ksym/ksym.h"
 
 struct record_opts {
-	bool system_wide;
+	struct event_opts ev;
 	pid_t pid;
-	const char *events;
-	unsigned long freq;
-	unsigned long period;
 	size_t mmap_pages;
-	bool host;
-	bool guest;
 	const char *output;
 	const char *guestkallsyms;
 	const char *guests_conf;
@@ -107,7 +103,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	while ((c = getopt_long(argc, argv, "+ap:e:F:c:m:o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
-			o->system_wide = true;
+			o->ev.system_wide = true;
 			break;
 		case 'p':
 			if (parse_ulong(optarg, &v) || !v)
@@ -115,14 +111,14 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			o->pid = (pid_t)v;
 			break;
 		case 'e':
-			o->events = optarg;
+			o->ev.events = optarg;
 			break;
 		case 'F':
-			if (parse_ulong(optarg, &o->freq) || !o->freq)
+			if (parse_ulong(optarg, &o->ev.freq) || !o->ev.freq)
 				goto bad;
 			break;
 		case 'c':
-			if (parse_ulong(optarg, &o->period) || !o->period)
+			if (parse_ulong(optarg, &o->ev.period) || !o->ev.period)
 				goto bad;
 			break;
 		case 'm':
@@ -134,10 +130,10 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			o->output = optarg;
 			break;
 		case 'H':
-			o->host = true;
+			o->ev.host = true;
 			break;
 		case 'G':
-			o->guest = true;
+			o->ev.guest = true;
 			break;
 		case 'K':
 			o->guestkallsyms = optarg;
@@ -159,8 +155,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 	if (optind < argc)
 		o->command = argv + optind;
 	if (!o->pid && !o->command)
-		o->system_wide = true;
-	if (o->pid && (o->system_wide || o->command)) {
+		o->ev.system_wide = true;
+	if (o->pid && (o->ev.system_wide || o->command)) {
 		fprintf(stderr,
 			"kvmprof record: -p cannot be combined with -a or a command\n");
 		return -EINVAL;
@@ -174,59 +170,13 @@ bad:
 /* perf kvm's default names, so that perf users find their files. */
 static const char *default_output(const struct record_opts *o)
 {
-	if (o->host && o->guest)
+	if (o->ev.host && o->ev.guest)
 		return "perf.data.kvm";
-	if (o->guest)
+	if (o->ev.guest)
 		return "perf.data.guest";
-	if (o->host)
+	if (o->ev.host)
 		return "perf.data.host";
 	return "perf.data";
-}
-
-static void fill_attr(const struct record_opts *o, struct perf_event_attr *attr)
-{
-	attr->size = sizeof(*attr);
-	attr->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-	if (o->period) {
-		attr->sample_period = o->period;
-	} else {
-		attr->freq = 1;
-		attr->sample_freq = o->freq ? o->freq : 4000;
-	}
-	attr->disabled = 1;
-	attr->sample_id_all = 1;
-	attr->exclude_guest = o->host && !o->guest;
-	attr->exclude_host = o->guest && !o->host;
-	if (!o->system_wide) {
-		attr->inherit = 1;
-		attr->enable_on_exec = o->command != NULL;
-	}
-}
-
-static int add_events(const struct record_opts *o, struct evlist *el, struct kp_err *err)
-{
-	char *list = strdup(o->events ? o->events : "cpu-clock"), *save = NULL, *name;
-	int ret = 0;
-
-	if (!list)
-		return kp_errorf(err, ENOMEM, "out of memory");
-	for (name = strtok_r(list, ",", &save); name && !ret;
-	     name = strtok_r(NULL, ",", &save)) {
-		struct perf_event_attr attr = {0};
-
-		ret = evname_parse(name, &attr, err);
-		if (ret)
-			break;
-		fill_attr(o, &attr);
-		/* Process and mapping records are needed once, from the first event. */
-		attr.mmap = attr.comm = attr.task = el->nr_evsels == 0;
-		ret = evlist_add(el, &attr, name)
-			      ? kp_errorf(err, ENOMEM, "out of memory")
-			      : 0;
-	}
-	free(list);
-	return ret;
 }
 
 /* The command waits on a pipe until the events are open, then execs. */
@@ -281,39 +231,16 @@ static int open_output(struct record_state *rs, const char *path, struct evlist 
 		       struct kp_err *err)
 {
 	int ret = pd_writer_create(path, &rs->writer, err);
+	struct pd_evsel *evs = NULL;
 
-	for (size_t e = 0; !ret && e < el->nr_evsels; e++) {
-		/* The guest context is stripped from every sample before writing. */
-		struct perf_event_attr attr = el->evsels[e].attr;
-
-		attr.sample_type &= ~PERF_SAMPLE_GUEST_CTX;
-		if (pd_writer_add_evsel(rs->writer, &attr, el->evsels[e].name,
-					el->evsels[e].ids, el->evsels[e].nr_ids))
+	if (!ret && evsetup_file_evsels(el, &evs))
+		ret = kp_errorf(err, ENOMEM, "out of memory");
+	for (size_t e = 0; !ret && e < el->nr_evsels; e++)
+		if (pd_writer_add_evsel(rs->writer, &evs[e].attr, evs[e].name, evs[e].ids,
+					evs[e].nr_ids))
 			ret = kp_errorf(err, ENOMEM, "out of memory");
-	}
+	free(evs);
 	return ret ? ret : pd_writer_begin_data(rs->writer, err);
-}
-
-/*
- * Ask for per-sample guest context when the kernel has the kvmprof series:
- * it probes, because only a kernel with the series accepts the bit.
- */
-static void request_guest_ctx(struct record_state *rs, struct evlist *el)
-{
-	struct guestctx_host host;
-	int probe;
-
-	if (!rs->want_guest || !el->nr_evsels)
-		return;
-	probe = guestctx_probe(&el->evsels[0].attr);
-	if (probe != 1) {
-		guestctx_host_probe(&host);
-		guestctx_explain(probe, &host, rs->ctx_why, sizeof(rs->ctx_why));
-		return;
-	}
-	for (size_t e = 0; e < el->nr_evsels; e++)
-		el->evsels[e].attr.sample_type |= PERF_SAMPLE_GUEST_CTX;
-	rs->guest_ctx = true;
 }
 
 /*
@@ -374,7 +301,7 @@ static int synthesize(struct record_state *rs, const struct record_opts *o, pid_
 	struct kp_err kerr = {0};
 	int ret;
 
-	ret = synth_processes(&rs->synth, o->system_wide ? -1 : target);
+	ret = synth_processes(&rs->synth, o->ev.system_wide ? -1 : target);
 	if (!ret && o->guestkallsyms)
 		ret = synth_default_guest(rs, o->guestkallsyms);
 	if (ret)
@@ -413,26 +340,6 @@ static int record_loop(struct record_state *rs, struct evlist *el, pid_t child,
 	return n < 0 ? (int)n : record_state_finish_round(rs);
 }
 
-/*
- * A broken default guests.conf belongs to the daemon: warn and name guests by
- * -name only. One given with --guests-conf must be right.
- */
-static int load_guests(struct record_state *rs, const struct record_opts *o,
-		       struct kp_err *err)
-{
-	const char *path = o->guests_conf ? o->guests_conf : GUESTS_CONF_DEFAULT;
-	int ret = record_state_load_guests(rs, path, o->guests_conf != NULL, err);
-
-	if (ret && !o->guests_conf) {
-		fprintf(stderr,
-			"kvmprof record: warning: %s; guests are named by -name only\n",
-			err->msg);
-		memset(err, 0, sizeof(*err));
-		ret = 0;
-	}
-	return ret;
-}
-
 static int run_record(struct record_opts *o, int argc, char **argv)
 {
 	struct record_state rs;
@@ -442,11 +349,12 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 	pid_t child = -1, target = o->pid;
 	int go_fd = -1, status = 0, ret;
 
-	record_state_init(&rs, o->host, o->guest);
+	o->ev.enable_on_exec = o->command != NULL;
+	record_state_init(&rs, o->ev.host, o->ev.guest);
 	evlist_init(&el, o->mmap_pages ? o->mmap_pages : 128);
-	ret = load_guests(&rs, o, &err);
+	ret = guest_namer_open(&rs.namer, o->guests_conf, "kvmprof record", &err);
 	if (!ret)
-		ret = add_events(o, &el, &err);
+		ret = evsetup_add_events(&o->ev, &el, &err);
 	if (!ret && o->command) {
 		child = start_command(o->command, &go_fd);
 		if (child < 0)
@@ -454,10 +362,10 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 					strerror(errno));
 		target = child;
 	}
+	if (!ret && rs.want_guest)
+		rs.guest_ctx = evsetup_guest_ctx(&el, rs.ctx_why, sizeof(rs.ctx_why));
 	if (!ret)
-		request_guest_ctx(&rs, &el);
-	if (!ret)
-		ret = evlist_open(&el, o->system_wide ? -1 : target, &err);
+		ret = evlist_open(&el, o->ev.system_wide ? -1 : target, &err);
 	if (!ret)
 		ret = open_output(&rs, path, &el, &err);
 	if (!ret) {

@@ -226,6 +226,51 @@ struct hist_entry *hists_add(struct hists *h, const struct hist_key *key, uint64
 	return e;
 }
 
+static uint64_t scale(uint64_t v, unsigned num, unsigned den)
+{
+	return v / den * num + v % den * num / den;
+}
+
+/* Scale @e and add what is left to @h's totals; false when nothing is. */
+static bool decay_entry(struct hists *h, struct hist_entry *e, unsigned num, unsigned den)
+{
+	e->period = scale(e->period, num, den);
+	e->samples = scale(e->samples, num, den);
+	for (int l = 0; l < LEVEL__MAX; l++) {
+		e->level_period[l] = scale(e->level_period[l], num, den);
+		h->level_period[l] += e->level_period[l];
+	}
+	h->total_period += e->period;
+	h->total_samples += e->samples;
+	return e->period != 0;
+}
+
+int hists_decay(struct hists *h, unsigned num, unsigned den)
+{
+	size_t kept = 0;
+	int ret = 0;
+
+	hashmap_release(&h->index);
+	hashmap_init(&h->index);
+	h->total_period = h->total_samples = 0;
+	memset(h->level_period, 0, sizeof(h->level_period));
+	for (size_t i = 0; i < h->nr_entries; i++) {
+		struct hist_entry *e = h->entries[i];
+		uint64_t hash = key_hash(&e->key);
+
+		if (!decay_entry(h, e, num, den)) {
+			free(e);
+			continue;
+		}
+		e->next_same_hash = hashmap_get(&h->index, hash);
+		if (hashmap_put(&h->index, hash, e))
+			ret = -ENOMEM;
+		h->entries[kept++] = e;
+	}
+	h->nr_entries = kept;
+	return ret;
+}
+
 static int cmp_str(const char *a, const char *b)
 {
 	return strcmp(a ? a : "", b ? b : "");

@@ -87,6 +87,12 @@ struct hist_entry *hists_add(struct hists *h, const struct hist_key *key,
 			     uint64_t period);
 /* Add a sample to a row hists_add() returned for an equal key. */
 void hists_add_to(struct hists *h, struct hist_entry *e, int level, uint64_t period);
+/*
+ * Scale every row's periods and counts by @num/@den, dropping the rows
+ * that reach zero (and so invalidating pointers to them). -ENOMEM when the
+ * index could not be rebuilt: rows may then repeat.
+ */
+int hists_decay(struct hists *h, unsigned num, unsigned den);
 /* Sort entries by period, heaviest first (ties broken by key for stable output). */
 void hists_sort(struct hists *h);
 bool hists_has_key(const struct hists *h, enum sort_key key);

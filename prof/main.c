@@ -15,10 +15,11 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "record", cmd_record, "sample host and guests into a perf.data file" },
-	{ "report", cmd_report, "show where the time went, guest functions named" },
-	{ "symbols", cmd_symbols, "print or look up any kernel file's symbol table" },
-	{ "guests", cmd_guests, "list running guests: name, vCPUs, disks, kernel, slide" },
+	{"record", cmd_record, "sample host and guests into a perf.data file"},
+	{"report", cmd_report, "show where the time went, guest functions named"},
+	{"top", cmd_top, "live view of host and guest functions, as perf kvm top"},
+	{"symbols", cmd_symbols, "print or look up any kernel file's symbol table"},
+	{"guests", cmd_guests, "list running guests: name, vCPUs, disks, kernel, slide"},
 };
 
 static void usage(FILE *out)
@@ -35,7 +36,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
 		usage(stdout);
 		return 0;
 	}

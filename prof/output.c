@@ -12,8 +12,7 @@ static const char *dso_label(const struct hist_entry *e)
 	return e->key.dso ? e->key.dso->short_name : "[unknown]";
 }
 
-/* One cell of the sort-key columns, as perf prints it. */
-static void cell(const struct hist_entry *e, enum sort_key key, char *buf, size_t size)
+void output_cell(const struct hist_entry *e, enum sort_key key, char *buf, size_t size)
 {
 	char raw[CELL_MAX];
 	const struct hist_key *k = &e->key;
@@ -30,14 +29,16 @@ static void cell(const struct hist_entry *e, enum sort_key key, char *buf, size_
 		break;
 	case SORT_SYM:
 		if (k->sym)
-			snprintf(raw, sizeof(raw), "[%c] %s", level_char(k->level), k->sym->name);
+			snprintf(raw, sizeof(raw), "[%c] %s", level_char(k->level),
+				 k->sym->name);
 		else
-			snprintf(raw, sizeof(raw), "[%c] 0x%016" PRIx64, level_char(k->level),
-				 k->addr);
+			snprintf(raw, sizeof(raw), "[%c] 0x%016" PRIx64,
+				 level_char(k->level), k->addr);
 		break;
 	case SORT_GUEST:
 		if (k->guest)
-			snprintf(raw, sizeof(raw), "%s (pid %d)", k->guest->name, k->guest->pid);
+			snprintf(raw, sizeof(raw), "%s (pid %d)", k->guest->name,
+				 k->guest->pid);
 		else
 			snprintf(raw, sizeof(raw), "host");
 		break;
@@ -66,17 +67,23 @@ static void cell(const struct hist_entry *e, enum sort_key key, char *buf, size_
 }
 
 static const char *const headers[SORT__MAX] = {
-	[SORT_COMM] = "Command",   [SORT_PID] = "Pid:Command",	 [SORT_DSO] = "Shared Object",
-	[SORT_SYM] = "Symbol",	   [SORT_GUEST] = "Guest",	 [SORT_VCPU] = "vCPU",
-	[SORT_CPU] = "CPU",	   [SORT_CPUMODE] = "Mode",	 [SORT_CR3] = "Guest CR3",
+	[SORT_COMM] = "Command", [SORT_PID] = "Pid:Command", [SORT_DSO] = "Shared Object",
+	[SORT_SYM] = "Symbol",	 [SORT_GUEST] = "Guest",     [SORT_VCPU] = "vCPU",
+	[SORT_CPU] = "CPU",	 [SORT_CPUMODE] = "Mode",    [SORT_CR3] = "Guest CR3",
 };
+
+const char *output_header(enum sort_key key)
+{
+	return headers[key];
+}
 
 static double pct(uint64_t part, uint64_t total)
 {
 	return total ? 100.0 * (double)part / (double)total : 0.0;
 }
 
-static bool shown(const struct hist_entry *e, const struct hists *h, const struct output_opts *o)
+static bool shown(const struct hist_entry *e, const struct hists *h,
+		  const struct output_opts *o)
 {
 	return pct(e->period, h->total_period) >= o->percent_limit;
 }
@@ -90,7 +97,7 @@ static void widths(const struct hists *h, const struct output_opts *o, int *w)
 		for (size_t j = 0; j < h->nr_entries; j++) {
 			if (!shown(h->entries[j], h, o))
 				continue;
-			cell(h->entries[j], h->keys[i], buf, sizeof(buf));
+			output_cell(h->entries[j], h->keys[i], buf, sizeof(buf));
 			if ((int)strlen(buf) > w[i])
 				w[i] = (int)strlen(buf);
 		}
@@ -103,8 +110,8 @@ static void dots(FILE *out, int n)
 		fputc('.', out);
 }
 
-static void column_header(const struct hists *h, const struct output_opts *o, const int *w,
-			  FILE *out)
+static void column_header(const struct hists *h, const struct output_opts *o,
+			  const int *w, FILE *out)
 {
 	fprintf(out, "# Overhead");
 	if (o->show_samples)
@@ -112,7 +119,8 @@ static void column_header(const struct hists *h, const struct output_opts *o, co
 	if (o->cpu_utilization)
 		fprintf(out, "       sys       usr  guest sys  guest usr");
 	for (size_t i = 0; i < h->nr_keys; i++)
-		fprintf(out, "  %-*s", i + 1 < h->nr_keys ? w[i] : 0, headers[h->keys[i]]);
+		fprintf(out, "  %-*s", i + 1 < h->nr_keys ? w[i] : 0,
+			headers[h->keys[i]]);
 	fprintf(out, "\n# ........");
 	if (o->show_samples)
 		fprintf(out, "  ............");
@@ -125,8 +133,8 @@ static void column_header(const struct hists *h, const struct output_opts *o, co
 	fprintf(out, "\n#\n");
 }
 
-static void row(const struct hist_entry *e, const struct hists *h, const struct output_opts *o,
-		const int *w, FILE *out)
+static void row(const struct hist_entry *e, const struct hists *h,
+		const struct output_opts *o, const int *w, FILE *out)
 {
 	char buf[CELL_MAX];
 
@@ -140,7 +148,7 @@ static void row(const struct hist_entry *e, const struct hists *h, const struct 
 			pct(e->level_period[LEVEL_GUEST_KERNEL], h->total_period),
 			pct(e->level_period[LEVEL_GUEST_USER], h->total_period));
 	for (size_t i = 0; i < h->nr_keys; i++) {
-		cell(e, h->keys[i], buf, sizeof(buf));
+		output_cell(e, h->keys[i], buf, sizeof(buf));
 		if (i + 1 < h->nr_keys)
 			fprintf(out, "  %-*s", w[i], buf);
 		else
@@ -161,7 +169,7 @@ static void guest_header(const struct session *s, FILE *out)
 		const struct machine *m = ms->guests[i];
 
 		if (!m->samples)
-			continue;	/* e.g. perf kvm's default guest, only a map record */
+			continue; /* e.g. perf kvm's default guest, only a map record */
 		sanitize(m->name, name, sizeof(name));
 		sanitize(session_guest_symbol_source(m), src, sizeof(src));
 		fprintf(out, "#   pid %d, guest %s, %" PRIu64 " samples\n", m->pid, name,
@@ -174,11 +182,15 @@ static void guest_header(const struct session *s, FILE *out)
 		/* The source may be the recorded feature's slide-source: file data. */
 		sanitize(m->slide_source, how, sizeof(how));
 		if (m->slide_known)
-			fprintf(out, "#     slide: %s%#" PRIx64 " (from %s)\n", m->slide < 0 ? "-" : "",
-				m->slide < 0 ? -(uint64_t)m->slide : (uint64_t)m->slide, how);
+			fprintf(out, "#     slide: %s%#" PRIx64 " (from %s)\n",
+				m->slide < 0 ? "-" : "",
+				m->slide < 0 ? -(uint64_t)m->slide : (uint64_t)m->slide,
+				how);
 		else
-			fprintf(out, "#     slide: unknown (no guest context, kernel map record or "
-				     "--guest-slide): only unrelocated addresses resolve\n");
+			fprintf(out,
+				"#     slide: unknown (no guest context, kernel map "
+				"record or "
+				"--guest-slide): only unrelocated addresses resolve\n");
 	}
 	fprintf(out, "#\n");
 }
@@ -196,8 +208,10 @@ static void mismatch_header(const struct session *s, FILE *out)
 			if (!list[j]->build_id_mismatch)
 				continue;
 			sanitize(list[j]->name, name, sizeof(name));
-			fprintf(out, "# warning: %s changed since recording (build-id differs); "
-				     "its samples are left unnamed\n",
+			fprintf(out,
+				"# warning: %s changed since recording (build-id "
+				"differs); "
+				"its samples are left unnamed\n",
 				name);
 		}
 	}
@@ -230,8 +244,9 @@ static void file_header(const struct session *s, FILE *out)
 		sanitize(f->hostname, b, sizeof(b));
 		sanitize(f->osrelease, c, sizeof(c));
 		sanitize(f->arch, d, sizeof(d));
-		fprintf(out, "# hostname: %s, os release: %s, arch: %s, cpus: %u online\n", b, c,
-			d, f->nr_cpus_online);
+		fprintf(out,
+			"# hostname: %s, os release: %s, arch: %s, cpus: %u online\n", b,
+			c, d, f->nr_cpus_online);
 	}
 	if (f->cmdline[0]) {
 		sanitize(f->cmdline, a, sizeof(a));
@@ -244,16 +259,18 @@ static void file_header(const struct session *s, FILE *out)
 	}
 	output_unfinished(s, "# warning: ", out);
 	if (f->damaged_features)
-		fprintf(out, "# warning: %u header features are damaged or lie outside the file "
-			     "(truncated?); their information is missing\n",
+		fprintf(out,
+			"# warning: %u header features are damaged or lie outside the "
+			"file "
+			"(truncated?); their information is missing\n",
 			f->damaged_features);
 	mismatch_header(s, out);
 	fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", s->lost);
 	guest_header(s, out);
 }
 
-static void event_section(const struct session *s, size_t idx, const struct output_opts *o,
-			  FILE *out)
+static void event_section(const struct session *s, size_t idx,
+			  const struct output_opts *o, FILE *out)
 {
 	const struct hists *h = &s->hists[idx];
 	int w[SORT__MAX];
@@ -263,8 +280,10 @@ static void event_section(const struct session *s, size_t idx, const struct outp
 		char name[128];
 
 		sanitize(s->file->evsels[idx].name, name, sizeof(name));
-		fprintf(out, "# Samples: %" PRIu64 " of event '%s'\n", h->total_samples, name);
-		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", h->total_period);
+		fprintf(out, "# Samples: %" PRIu64 " of event '%s'\n", h->total_samples,
+			name);
+		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n",
+			h->total_period);
 		column_header(h, o, w, out);
 	}
 	for (size_t i = 0; i < h->nr_entries; i++)

@@ -10,10 +10,10 @@
 #include "session.h"
 
 struct output_opts {
-	bool show_samples;		/* -n */
-	bool cpu_utilization;		/* --showcpuutilization */
-	double percent_limit;		/* --percent-limit */
-	bool header;			/* the '#' header lines */
+	bool show_samples;    /* -n */
+	bool cpu_utilization; /* --showcpuutilization */
+	double percent_limit; /* --percent-limit */
+	bool header;	      /* the '#' header lines */
 };
 
 /*
@@ -21,6 +21,11 @@ struct output_opts {
  * B", after @prefix, when the session's file is one a killed recording left.
  */
 void output_unfinished(const struct session *s, const char *prefix, FILE *out);
+
+/* One cell of a sort-key column, as perf prints it, sanitized. */
+void output_cell(const struct hist_entry *e, enum sort_key key, char *buf, size_t size);
+/* The column header of a sort key ("Symbol", "Guest", ...). */
+const char *output_header(enum sort_key key);
 
 void output_report(const struct session *s, const struct output_opts *o, FILE *out);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "record_state.h"
 
+#include "evsetup.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -17,29 +19,6 @@ void record_state_init(struct record_state *rs, bool host, bool guest)
 	/* Neither flag means both, as with perf record. */
 	rs->want_host = host || !guest;
 	rs->want_guest = guest || !host;
-}
-
-int record_state_load_guests(struct record_state *rs, const char *path, bool required,
-			     struct kp_err *err)
-{
-	int ret;
-
-	ret = gm_config_load(path, &rs->conf, err);
-	if (!ret)
-		ret = guest_idents_of(&rs->conf, &rs->idents);
-	if (!ret)
-		ret = guest_trust_of(&rs->conf, &rs->trust, err);
-	if (ret) {
-		gm_config_release(&rs->conf);
-		memset(&rs->conf, 0, sizeof(rs->conf));
-		free(rs->idents);
-		rs->idents = NULL;
-		if (ret == -ENOENT && !required) {
-			memset(err, 0, sizeof(*err));
-			return guest_trust_of(&rs->conf, &rs->trust, err);
-		}
-	}
-	return ret;
 }
 
 /* Remember each file a user mapping names (MMAP and MMAP2 records). */
@@ -82,89 +61,15 @@ void record_state_set_synth(struct record_state *rs, const struct perf_event_att
 	rs->synth.ctx = rs;
 }
 
-static bool is_guest_mode(uint16_t misc)
-{
-	uint16_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
-
-	return mode == PERF_RECORD_MISC_GUEST_KERNEL ||
-	       mode == PERF_RECORD_MISC_GUEST_USER;
-}
-
-/* The pid of a sample recorded with IDENTIFIER|IP|TID first. */
-static int sample_pid(const struct perf_event_header *ev)
-{
-	const uint32_t *w = (const void *)(ev + 1);
-
-	return ev->size >= sizeof(*ev) + 24 ? (int)w[4] : -1;
-}
-
-/* Its time: IDENTIFIER|IP|TID|TIME first (see cmd-record.c fill_attr). */
-static uint64_t sample_time(const struct perf_event_header *ev)
-{
-	const uint64_t *w = (const void *)(ev + 1);
-
-	return ev->size >= sizeof(*ev) + 32 ? w[3] : 0;
-}
-
-/*
- * Take the kernel's guest context off the end of a sample (it is the last
- * field: kvmprof asks for no AUX): what is written has the sample_type perf
- * knows, and the context, with the sample's pid as the VM, goes to rs->ctx.
- */
-static const struct perf_event_header *strip_ctx(const struct perf_event_header *ev,
-						 struct guest_ctx *ctx, uint8_t *buf)
-{
-	struct perf_event_header *h = (struct perf_event_header *)buf;
-	struct perf_sample_guest_ctx k;
-	int pid = sample_pid(ev);
-
-	memset(ctx, 0, sizeof(*ctx));
-	if (ev->size < sizeof(*ev) + sizeof(k))
-		return ev;
-	memcpy(buf, ev, ev->size);
-	memcpy(&k, buf + ev->size - sizeof(k), sizeof(k));
-	h->size = (uint16_t)(ev->size - sizeof(k));
-	*ctx = guest_ctx_from_sample(&k, pid > 0 ? (uint32_t)pid : 0);
-	return h;
-}
-
-static int note_guest(struct record_state *rs, int pid, const struct guest_ctx *ctx)
-{
-	struct kvmfeat_guest *g;
-	char name[GUEST_NAME_MAX];
-
-	if (pid <= 0)
-		return 0;
-	g = kvmfeat_find(&rs->guests, pid);
-	if (!g) {
-		g = kvmfeat_get(&rs->guests, pid);
-		if (!g)
-			return -ENOMEM;
-		/*
-		 * Name it now (QEMU may be gone when recording ends), as guestfs-mount
-		 * does: by the disk image it holds open, else by its -name when it
-		 * runs as root, the QEMU user or the user recording. Another user's
-		 * process calling itself web1 would have the report read web1's
-		 * symbols for its samples: it stays unnamed.
-		 */
-		if (!guest_name_of_vmm(pid, rs->idents, rs->conf.nr_guests, &rs->trust,
-				       name, sizeof(name)))
-			snprintf(g->name, sizeof(g->name), "%s", name);
-	}
-	if (ctx && ctx->lstar)
-		g->lstar = ctx->lstar;
-	return 0;
-}
-
 static int on_sample(struct record_state *rs, const struct perf_event_header *ev)
 {
 	struct guest_ctx ctx;
 	uint8_t buf[65536];
-	bool guest = is_guest_mode(ev->misc);
+	bool guest = pd_misc_is_guest(ev->misc);
 	int ret;
 
 	if (rs->guest_ctx)
-		ev = strip_ctx(ev, &ctx, buf);
+		ev = guestctx_strip(ev, evsetup_sample_pid(ev), &ctx, buf);
 
 	/* Software events ignore exclude_host/exclude_guest: filter here too. */
 	if (guest ? !rs->want_guest : !rs->want_host) {
@@ -172,16 +77,18 @@ static int on_sample(struct record_state *rs, const struct perf_event_header *ev
 		return 0;
 	}
 	rs->samples++;
-	guestkmaps_saw_time(&rs->kmaps, sample_time(ev));
+	guestkmaps_saw_time(&rs->kmaps, evsetup_sample_time(ev));
 	if (guest) {
-		int pid = sample_pid(ev);
+		int pid = (int)evsetup_sample_pid(ev);
 
 		rs->guest_samples++;
-		ret = note_guest(rs, pid, rs->guest_ctx ? &ctx : NULL);
+		ret = guest_namer_note(&rs->namer, &rs->guests, pid,
+				       rs->guest_ctx ? ctx.lstar : 0);
 		/* The guest's kernel map goes ahead of its first sample. */
 		if (!ret)
 			ret = guestkmaps_note(&rs->kmaps, &rs->synth, pid,
-					      rs->guest_ctx ? ctx.lstar : 0);
+					      rs->guest_ctx ? ctx.lstar : 0,
+					      evsetup_sample_time(ev));
 		if (ret)
 			return ret;
 	}
@@ -328,7 +235,10 @@ void record_state_print_summary(const struct record_state *rs, const char *path,
 
 		fprintf(out, "[ guest: pid %d name %s%s", g->pid, g->name,
 			g->lstar ? " (guest context: yes)" : "");
-		if (k && k->written)
+		if (k && k->nr_maps > 1)
+			fprintf(out, ", %u kernel maps (rebooted): %s last at %#" PRIx64,
+				k->nr_maps, KASLR_LSTAR_SYMBOL, k->lstar);
+		else if (k && k->written)
 			fprintf(out, ", kernel map: %s at %#" PRIx64, KASLR_LSTAR_SYMBOL,
 				k->lstar);
 		else
@@ -357,6 +267,5 @@ void record_state_release(struct record_state *rs)
 		if (rs->mapped.keys[i])
 			free(rs->mapped.vals[i]);
 	hashmap_release(&rs->mapped);
-	free(rs->idents);
-	gm_config_release(&rs->conf);
+	guest_namer_release(&rs->namer);
 }

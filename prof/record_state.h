@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "guest/guest.h"
+#include "guest_names.h"
 #include "perf/perf.h"
 #include "base/base.h"
 
@@ -23,12 +24,10 @@ struct record_state {
 	uint64_t dropped; /* filtered out by --host / --guest */
 	uint64_t lost;	  /* PERF_RECORD_LOST: samples the kernel could not deliver */
 	uint64_t lost_records;
-	struct kvmfeat guests;	    /* QEMU processes seen running guest code */
-	struct gm_config conf;	    /* guests.conf, to name guests by their disks */
-	struct guest_ident *idents; /* its guests' disks, by device and inode */
-	struct guest_trust trust;   /* whose QEMUs may name a guest by -name */
-	bool guest_ctx;		    /* samples end with a struct perf_sample_guest_ctx */
-	char ctx_why[160];	    /* without guest_ctx: why not (guestctx_explain) */
+	struct kvmfeat guests;	  /* QEMU processes seen running guest code */
+	struct guest_namer namer; /* names them as they are seen */
+	bool guest_ctx;		  /* samples end with a struct perf_sample_guest_ctx */
+	char ctx_why[160];	  /* without guest_ctx: why not (guestctx_explain) */
 	struct guestctx_table ctx;
 	struct guestkmaps kmaps; /* each guest's kernel map, written on first sight */
 	struct hashmap mapped;	 /* files of user mappings, for the BUILD_ID feature */
@@ -37,12 +36,6 @@ struct record_state {
 };
 
 void record_state_init(struct record_state *rs, bool host, bool guest);
-/*
- * Read the guest list that names guests by the disks they hold open. A
- * missing @path is fine unless @required (given on the command line).
- */
-int record_state_load_guests(struct record_state *rs, const char *path, bool required,
-			     struct kp_err *err);
 void record_state_set_synth(struct record_state *rs, const struct perf_event_attr *attr);
 int record_state_on_record(void *ctx, const struct perf_event_header *ev);
 int record_state_finish_round(struct record_state *rs);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "session.h"
+#include "session_priv.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,35 +12,39 @@
 #include "perf/perf.h"
 #include "ksym/ksym.h"
 
-int session_open(struct session *s, const char *path, const char *sort,
+int session_init(struct session *s, struct pd_file *f, const char *sort,
 		 const struct symbol_opts *sopts, struct kp_err *err)
 {
 	int ret;
 
 	memset(s, 0, sizeof(*s));
+	s->file = f;
 	s->sopts = sopts;
 	s->want_host = s->want_guest = true;
-	ret = pd_open(path, &s->file, err);
-	if (ret)
-		return ret;
 	/* The idle task has no /proc entry to synthesize a COMM from; perf names it so.
 	 */
 	if (machines_init(&s->machines) ||
 	    machine_set_comm(&s->machines, &s->machines.host, 0, 0, "swapper"))
 		return kp_errorf(err, ENOMEM, "out of memory");
-	s->hists = calloc(s->file->nr_evsels, sizeof(*s->hists));
+	s->hists = calloc(f->nr_evsels, sizeof(*s->hists));
 	s->cache = kp_alloc_huge(RESOLVE_CACHE_SIZE * sizeof(*s->cache));
 	if (s->cache)
 		memset(s->cache, 0, RESOLVE_CACHE_SIZE * sizeof(*s->cache));
 	s->cache_gen = 1;
 	if (!s->hists || !s->cache)
 		return kp_errorf(err, ENOMEM, "out of memory");
-	for (size_t i = 0; i < s->file->nr_evsels; i++) {
+	for (size_t i = 0; i < f->nr_evsels; i++) {
 		ret = hists_init(&s->hists[i], sort, err);
 		if (ret)
 			return ret;
 	}
-	/* Recorded build-ids: a file rebuilt since must not lend its symbols. */
+	ordered_events_init(&s->oe, f, session_deliver, s);
+	return 0;
+}
+
+/* Recorded build-ids: a file rebuilt since must not lend its symbols. */
+static int want_build_ids(struct session *s, struct kp_err *err)
+{
 	for (size_t i = 0; i < s->file->nr_build_ids; i++) {
 		const struct pd_build_id *b = &s->file->build_ids[i];
 		struct dso *d;
@@ -54,20 +59,43 @@ int session_open(struct session *s, const char *path, const char *sort,
 		memcpy(d->want_build_id, b->id, b->size);
 		d->want_build_id_len = b->size;
 	}
-	if (s->file->guest_ctx) {
-		ret = guestctx_table_decode(s->file->guest_ctx, s->file->guest_ctx_size,
-					    s->file->header.data.size, path, &s->ctx, err);
-		if (ret)
-			return ret;
-	}
-	if (s->file->kvmprof_feature) {
-		ret = kvmfeat_decode(s->file->kvmprof_feature,
-				     s->file->kvmprof_feature_size, path, &s->kvmfeat,
-				     err);
-		if (ret)
-			return ret;
-	}
 	return 0;
+}
+
+/* What kvmprof record kept beside the data: guest contexts and the guest table. */
+static int read_kvmprof_features(struct session *s, struct kp_err *err)
+{
+	const struct pd_file *f = s->file;
+	int ret;
+
+	if (f->guest_ctx) {
+		ret = guestctx_table_decode(f->guest_ctx, f->guest_ctx_size,
+					    f->header.data.size, f->path, &s->ctx, err);
+		if (ret)
+			return ret;
+	}
+	if (f->kvmprof_feature)
+		return kvmfeat_decode(f->kvmprof_feature, f->kvmprof_feature_size,
+				      f->path, &s->kvmfeat, err);
+	return 0;
+}
+
+int session_open(struct session *s, const char *path, const char *sort,
+		 const struct symbol_opts *sopts, struct kp_err *err)
+{
+	struct pd_file *f;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	ret = pd_open(path, &f, err);
+	if (ret)
+		return ret;
+	ret = session_init(s, f, sort, sopts, err);
+	if (!ret)
+		ret = want_build_ids(s, err);
+	if (!ret)
+		ret = read_kvmprof_features(s, err);
+	return ret;
 }
 
 void session_close(struct session *s)
@@ -78,6 +106,9 @@ void session_close(struct session *s)
 	free(s->hists);
 	free(s->cache);
 	machines_release(&s->machines);
+	ordered_events_release(&s->oe);
+	free(s->round);
+	guestkmaps_release(&s->kmaps);
 	kvmfeat_release(&s->kvmfeat);
 	guestctx_table_release(&s->ctx);
 	pd_close(s->file);
@@ -165,23 +196,48 @@ static struct guestsyms_opts guest_opts(const struct symbol_opts *o)
 				       .modules = o->guestmodules};
 }
 
-static void place_guest(struct session *s, struct machine *m, bool runtime_table)
+/*
+ * Place guest @m's loaded table from what is known now. Also called again
+ * when the guest's kernel moved (it rebooted): the slide is found afresh.
+ */
+static void place_guest(struct session *s, struct machine *m)
 {
 	const struct kvmfeat_guest *g = kvmfeat_find(&s->kvmfeat, m->pid);
 	struct guest_slide_hints h = {
 		.forced = s->sopts->has_guest_slide,
 		.forced_slide = s->sopts->guest_slide,
 		.def = machines_find_guest(&s->machines, 0),
-		.runtime_table = runtime_table,
+		.runtime_table = m->runtime_table,
+		.lstar = m->lstar,
 	};
 
 	if (g) {
-		h.lstar = g->lstar;
+		/* The samples' own context first: the table's is the latest one. */
+		if (!h.lstar)
+			h.lstar = g->lstar;
 		h.recorded = g->has_slide;
 		h.recorded_slide = g->slide;
 		h.recorded_source = g->slide_source;
 	}
+	m->slide_known = false;
+	m->placed_lstar = h.lstar;
 	machine_place_guest_kernel(m, &h);
+}
+
+/*
+ * A guest sample's context: when its LSTAR is not the one @m's kernel was
+ * placed with, the guest rebooted with a new KASLR slide; place it again
+ * and forget what addresses meant.
+ */
+static void follow_guest_lstar(struct session *s, struct machine *m, uint64_t lstar)
+{
+	if (!lstar)
+		return;
+	m->lstar = lstar;
+	if (!m->kernel->symtab || lstar == m->placed_lstar)
+		return;
+	place_guest(s, m);
+	s->cache_gen++;
 }
 
 static void load_guest_modules(struct session *s, struct machine *m,
@@ -217,7 +273,8 @@ static void load_guest_kernel(struct session *s, struct machine *m)
 	load_guest_modules(s, m, &o);
 	i = guestsyms_load_first(files, n, load_guest_table, m);
 	if (i >= 0) {
-		place_guest(s, m, files[i].runtime);
+		m->runtime_table = files[i].runtime;
+		place_guest(s, m);
 		return;
 	}
 	if (!m->kernel->error) {
@@ -472,6 +529,13 @@ static const char *sample_comm(struct session *s, int pid, int tid)
 	return t && t->comm ? t->comm : machines_intern(&s->machines, ":unknown");
 }
 
+static void count_sample(struct session *s, struct machine *m, int level)
+{
+	m->samples++;
+	s->samples++;
+	s->level_samples[level]++;
+}
+
 /*
  * The common case in one probe: a host sample at an address whose
  * resolution and histogram row are cached for the same thread name, pid,
@@ -486,8 +550,7 @@ static bool add_host_fast(struct session *s, const struct pd_sample *ps, struct 
 	if (!e || !row_matches(e, h, comm, (int)ps->pid, (int)ps->cpu, level))
 		return false;
 	hists_add_to(h, e->row, level, ps->period);
-	s->machines.host.samples++;
-	s->samples++;
+	count_sample(s, &s->machines.host, level);
 	return true;
 }
 
@@ -512,7 +575,7 @@ static int on_sample(struct session *s, const struct pd_sample *sample, uint64_t
 	}
 	if (!guest && add_host_fast(s, ps, h, level, comm))
 		return 0;
-	ctx = guestctx_of(&s->ctx, ordinal);
+	ctx = guestctx_of(&s->ctx, ordinal - s->ctx_base);
 	k.level = level;
 	k.pid = (int)ps->pid;
 	k.cpu = (int)ps->cpu;
@@ -523,6 +586,12 @@ static int on_sample(struct session *s, const struct pd_sample *sample, uint64_t
 		m = guest_machine(s, (int)ps->pid);
 		if (!m)
 			return kp_errorf(err, ENOMEM, "out of memory");
+		if (s->only_guest && strcmp(m->name, s->only_guest)) {
+			s->filtered++;
+			return 0;
+		}
+		if (ctx)
+			follow_guest_lstar(s, m, ctx->lstar);
 		k.guest = m;
 		k.vcpu = ctx ? (int)ctx->vcpu_id : vcpu_from_comm(k.comm);
 		k.cr3 = ctx ? ctx->cr3 : 0;
@@ -531,8 +600,7 @@ static int on_sample(struct session *s, const struct pd_sample *sample, uint64_t
 	} else {
 		e = resolve_cached(s, ps, m, &k);
 	}
-	m->samples++;
-	s->samples++;
+	count_sample(s, m, level);
 	if (e && !guest)
 		ret = add_cached(s, h, e, &k, ps->period);
 	else
@@ -566,19 +634,24 @@ static int on_kernel_mmap(struct session *s, struct machine *m, const char *name
 			  uint64_t pgoff)
 {
 	char ref[64];
+	bool moved;
 
 	if (!kernel_map_ref(name,
 			    m->guest ? "[guest.kernel.kallsyms" : "[kernel.kallsyms]",
 			    ref, sizeof(ref)) ||
 	    !ref[0])
 		return 0; /* module maps: not modelled yet */
+	moved = m->ref_sym[0] && (strcmp(ref, m->ref_sym) || pgoff != m->ref_runtime);
 	snprintf(m->ref_sym, sizeof(m->ref_sym), "%s", ref);
 	m->ref_runtime = pgoff;
 	/*
 	 * kvmprof record writes a guest's map when it first sees the guest, so
-	 * it can follow a table loaded for samples of an earlier round.
+	 * it can follow a table loaded for samples of an earlier round; and
+	 * again when the guest rebooted at a new slide: place it afresh.
 	 */
-	if (m->kernel && m->kernel->symtab)
+	if (m->guest && m->kernel && m->kernel->symtab && moved)
+		place_guest(s, m);
+	else if (m->kernel && m->kernel->symtab)
 		machine_place_kernel(m);
 	return 0;
 }
@@ -686,8 +759,7 @@ static int on_record(struct session *s, const struct perf_event_header *ev,
 	return ret ? kp_errorf(err, -ret, "%s: out of memory", s->file->path) : 0;
 }
 
-/* Records come here in time order (see ordered_events.h). */
-static int deliver(void *ctx, const struct ordered_event *e, struct kp_err *err)
+int session_deliver(void *ctx, const struct ordered_event *e, struct kp_err *err)
 {
 	struct session *s = ctx;
 
@@ -698,24 +770,21 @@ static int deliver(void *ctx, const struct ordered_event *e, struct kp_err *err)
 int session_process(struct session *s, struct kp_err *err)
 {
 	const struct perf_event_header *ev;
-	struct ordered_events oe;
 	uint64_t pos = 0;
 	int ret;
 
-	ordered_events_init(&oe, s->file, deliver, s);
 	while ((ret = pd_next(s->file, &pos, &ev, err)) > 0) {
 		if (ev->type == PD_RECORD_FINISHED_ROUND)
-			ret = ordered_events_flush(&oe, err);
+			ret = ordered_events_flush(&s->oe, err);
 		else if (ev->type >= 64)
 			ret = 0; /* perf's own header records: nothing to model */
 		else
-			ret = ordered_events_queue(&oe, ev, err);
+			ret = ordered_events_queue(&s->oe, ev, err);
 		if (ret)
 			break;
 	}
 	if (!ret)
-		ret = ordered_events_flush(&oe, err);
-	ordered_events_release(&oe);
+		ret = ordered_events_flush(&s->oe, err);
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < s->file->nr_evsels; i++)

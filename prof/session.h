@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A report session: one perf.data file streamed through the machines model
- * into one histogram per event. Shared by report, diff and export.
+ * A session: records streamed through the machines model into one
+ * histogram per event. Report reads them from one perf.data file (diff and
+ * export will too); top feeds them live from the rings (session_live.c).
+ * Either way each record goes through the same ordered-events queue and
+ * the same model update.
  */
 #ifndef KVMPROF_SESSION_H
 #define KVMPROF_SESSION_H
@@ -49,30 +52,67 @@ struct resolve_entry {
 	int row_level;
 };
 
+struct guest_namer;
+
 struct session {
-	struct pd_file *file;
+	struct pd_file *file; /* live: the events, with no data */
 	const struct symbol_opts *sopts;
 	struct machines machines;
 	struct hists *hists; /* one per evsel */
 	struct kvmfeat kvmfeat;
 	struct guestctx_table ctx; /* from the file, when recorded with guest context */
+	uint64_t ctx_base;	   /* ordinal of ctx's first sample (live drops rounds) */
+	struct ordered_events oe;
 	bool want_host;
 	bool want_guest;
+	const char *only_guest; /* guest samples of this guest name only; NULL: all */
 	uint64_t lost;
 	uint64_t lost_records;
 	uint64_t samples;
+	uint64_t level_samples[LEVEL__MAX];
 	uint64_t filtered;
 	struct resolve_entry *cache;
 	struct thread *last_thread; /* samples come in runs from one thread */
 	uint64_t cache_gen;
 	char host_kernel_source[256];
 	bool host_kernel_tried;
+	/* Live only: records read since the last flush, and how to take them. */
+	uint8_t *round;
+	size_t round_len;
+	size_t round_alloc;
+	bool live_ctx;			 /* samples end with the kernel's guest context */
+	const struct guest_namer *namer; /* names each guest at its first sample */
+	struct synth synth;		 /* records made here go in as ring records */
+	struct guestkmaps kmaps; /* each guest's kernel map, as record writes it */
 };
 
 int session_open(struct session *s, const char *path, const char *sort,
 		 const struct symbol_opts *sopts, struct kp_err *err);
 int session_process(struct session *s, struct kp_err *err);
 void session_close(struct session *s);
+
+/*
+ * A live session over the events of @el (opened as evsetup.h sets them up;
+ * @guest_ctx: with per-sample guest context). Guests are named by @namer
+ * as their first samples are read.
+ */
+struct evlist;
+int session_open_live(struct session *s, const struct evlist *el, bool guest_ctx,
+		      const struct guest_namer *namer, const char *sort,
+		      const struct symbol_opts *sopts, struct kp_err *err);
+/* Take one ring (or synthesized) record: a record_fn for evlist_drain(). */
+int session_live_record(void *session, const struct perf_event_header *ev);
+/* Put the records taken since the last flush, in time order, into the model. */
+int session_live_flush(struct session *s, struct kp_err *err);
+
+/* Sort by @sort from now on: the histograms start empty. 0 or -EINVAL. */
+int session_set_sort(struct session *s, const char *sort, struct kp_err *err);
+
+/*
+ * Age every histogram row by @num/@den (perf top's 7/8 each refresh; 0/1
+ * empties them) and drop the rows that reach zero. 0 or -ENOMEM.
+ */
+int session_decay(struct session *s, unsigned num, unsigned den);
 
 /* How a guest's kernel symbols were found, for report headers. */
 const char *session_guest_symbol_source(const struct machine *m);

@@ -26,6 +26,30 @@ check() {
 	fi
 }
 
+# build_spinner OUT: a program that spins for its argument's seconds (1 by
+# default) in kvmprof_spin_here(), with symbols, for tests to sample.
+build_spinner() {
+	cat >"$1.c" <<'C'
+#include <stdlib.h>
+#include <time.h>
+__attribute__((noinline)) void kvmprof_spin_here(double secs)
+{
+	volatile unsigned long x = 0;
+	time_t end = time(NULL) + (time_t)secs;
+
+	while (time(NULL) < end)
+		for (int i = 0; i < 1000000; i++)
+			x += (unsigned long)i;
+}
+int main(int argc, char **argv)
+{
+	kvmprof_spin_here(argc > 1 ? atof(argv[1]) : 1);
+	return 0;
+}
+C
+	cc -O1 -g -o "$1" "$1.c"
+}
+
 # expect_fail NAME PATTERN CMD...: passes when CMD fails and its stderr matches PATTERN.
 expect_fail() {
 	local name=$1 pattern=$2 out rc

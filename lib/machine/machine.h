@@ -46,6 +46,13 @@ struct machine {
 	bool slide_known;
 	int64_t slide;
 	char slide_source[96];
+	/*
+	 * Guests: the LSTAR of the latest sample's guest context, and the one
+	 * the kernel was placed with: a guest that reboots gets a new slide.
+	 */
+	uint64_t lstar;
+	uint64_t placed_lstar;
+	bool runtime_table; /* its table holds runtime addresses */
 	/* The kernel map record's reference symbol and its runtime address. */
 	char ref_sym[64];
 	uint64_t ref_runtime;

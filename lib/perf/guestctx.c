@@ -35,6 +35,23 @@ static uint32_t find_or_add_ctx(struct guestctx_table *t, const struct guest_ctx
 	return (uint32_t)t->nr_ctxs;
 }
 
+const struct perf_event_header *guestctx_strip(const struct perf_event_header *ev,
+					       uint32_t pid, struct guest_ctx *ctx,
+					       uint8_t *buf)
+{
+	struct perf_event_header *h = (struct perf_event_header *)buf;
+	struct perf_sample_guest_ctx k;
+
+	memset(ctx, 0, sizeof(*ctx));
+	if (ev->size < sizeof(*ev) + sizeof(k))
+		return ev;
+	memcpy(buf, ev, ev->size);
+	memcpy(&k, buf + ev->size - sizeof(k), sizeof(k));
+	h->size = (uint16_t)(ev->size - sizeof(k));
+	*ctx = guest_ctx_from_sample(&k, pid);
+	return h;
+}
+
 int guestctx_table_add(struct guestctx_table *t, const struct guest_ctx *c)
 {
 	uint32_t idx = c && !is_zero(c) ? find_or_add_ctx(t, c) : 0;

@@ -52,6 +52,19 @@ guest_ctx_from_sample(const struct perf_sample_guest_ctx *k, uint32_t pid)
 	return (struct guest_ctx){pid, k->vcpu_id, k->pt_root, k->kernel_entry};
 }
 
+struct perf_event_header;
+
+/*
+ * Take the kernel's context off the end of sample @ev of VMM @pid (it is
+ * the last field: kvmprof asks for no AUX) so that what remains has the
+ * sample_type perf knows. Returns the shortened copy, made in @buf (room
+ * for @ev->size bytes), and sets @ctx; a sample too short to hold a
+ * context is returned as it is, with @ctx zeroed.
+ */
+const struct perf_event_header *guestctx_strip(const struct perf_event_header *ev,
+					       uint32_t pid, struct guest_ctx *ctx,
+					       uint8_t *buf);
+
 /*
  * Does the running kernel accept PERF_SAMPLE_GUEST_CTX for @attr-like
  * events? 1 yes; -EINVAL when the bit alone is refused; -EACCES when the

@@ -58,8 +58,16 @@ static uint64_t debugfs_lstar(struct guestkmaps *t, struct guestkmap_entry *e)
 	return regs.lstar;
 }
 
+/* Is @lstar, seen at @time, news: the first one, or a reboot's? */
+static bool needs_map(const struct guestkmap_entry *e, uint64_t lstar, uint64_t time)
+{
+	if (!lstar)
+		return false;
+	return !e->written || (lstar != e->lstar && time > e->map_time);
+}
+
 int guestkmaps_note(struct guestkmaps *t, const struct synth *s, pid_t pid,
-		    uint64_t ctx_lstar)
+		    uint64_t ctx_lstar, uint64_t time)
 {
 	struct guestkmap_entry *e;
 	struct synth at = *s;
@@ -71,12 +79,10 @@ int guestkmaps_note(struct guestkmaps *t, const struct synth *s, pid_t pid,
 	e = get_entry(t, pid);
 	if (!e)
 		return -ENOMEM;
-	if (e->written)
-		return 0;
 	lstar = ctx_lstar ? ctx_lstar : debugfs_lstar(t, e);
-	if (!lstar)
+	if (!needs_map(e, lstar, time))
 		return 0;
-	at.time = t->safe_time;
+	at.time = e->written ? time : t->safe_time;
 	/* The copy first: perf loads the default guest's symbols at its first map. */
 	ret = synth_default_guest_copy(&at, pid, KASLR_LSTAR_SYMBOL, lstar);
 	if (!ret)
@@ -85,6 +91,8 @@ int guestkmaps_note(struct guestkmaps *t, const struct synth *s, pid_t pid,
 		return ret;
 	e->written = true;
 	e->lstar = lstar;
+	e->map_time = time;
+	e->nr_maps++;
 	return 0;
 }
 

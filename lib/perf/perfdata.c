@@ -315,7 +315,8 @@ static int read_features(struct pd_file *f, struct kp_err *err)
 	for (int feat = 0; feat < PD_FEAT_BITS; feat++) {
 		if (!pd_has_feature(f, feat))
 			continue;
-		memcpy(&secs[nr_in], f->map + table + idx++ * sizeof(secs[0]), sizeof(secs[0]));
+		memcpy(&secs[nr_in], f->map + table + idx++ * sizeof(secs[0]),
+		       sizeof(secs[0]));
 		/* A damaged optional feature loses only that feature's information. */
 		if (!in_file(f, secs[nr_in].offset, secs[nr_in].size))
 			f->damaged_features++;
@@ -339,6 +340,13 @@ static int id_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* The ids of evsel @i: in the file's mapping, or (live) the caller's array. */
+static const uint8_t *evsel_ids(const struct pd_file *f, size_t i)
+{
+	return f->evsels[i].ids ? (const uint8_t *)f->evsels[i].ids
+				: f->map + f->evsels[i].ids_offset;
+}
+
 static int index_ids(struct pd_file_priv *fp, struct kp_err *err)
 {
 	struct pd_file *f = &fp->pub;
@@ -350,7 +358,7 @@ static int index_ids(struct pd_file_priv *fp, struct kp_err *err)
 	if (!fp->ids)
 		return kp_errorf(err, ENOMEM, "%s: out of memory", f->path);
 	for (size_t i = 0; i < f->nr_evsels; i++) {
-		const uint8_t *p = f->map + f->evsels[i].ids_offset;
+		const uint8_t *p = evsel_ids(f, i);
 
 		for (size_t j = 0; j < f->evsels[i].nr_ids; j++) {
 			struct pd_id_entry *e = &fp->ids[fp->nr_ids++];
@@ -440,6 +448,43 @@ int pd_open_memory(const void *buf, size_t len, const char *name, struct pd_file
 		   struct kp_err *err)
 {
 	return open_common(name, buf, len, out, err);
+}
+
+int pd_open_events(const struct pd_evsel *evsels, size_t nr, const char *name,
+		   struct pd_file **out, struct kp_err *err)
+{
+	struct pd_file_priv *fp = calloc(1, sizeof(*fp));
+	struct pd_file *f = fp ? &fp->pub : NULL;
+	int ret;
+
+	*out = NULL;
+	if (!nr) {
+		free(fp);
+		return kp_errorf(err, EINVAL, "%s: no events", name);
+	}
+	if (!fp)
+		goto nomem;
+	f->fd = -1;
+	f->path = strdup(name);
+	f->evsels = calloc(nr, sizeof(*f->evsels));
+	if (!f->path || !f->evsels)
+		goto nomem;
+	memcpy(f->evsels, evsels, nr * sizeof(*evsels));
+	f->nr_evsels = nr;
+	ret = index_ids(fp, err);
+	/* The ids were indexed: the caller's arrays are not kept. */
+	for (size_t i = 0; i < nr; i++)
+		f->evsels[i].ids = NULL;
+	if (ret) {
+		pd_close(f);
+		return ret;
+	}
+	compute_id_layout(f);
+	*out = f;
+	return 0;
+nomem:
+	pd_close(f);
+	return kp_errorf(err, ENOMEM, "%s: out of memory", name);
 }
 
 void pd_close(struct pd_file *f)

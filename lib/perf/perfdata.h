@@ -23,27 +23,27 @@
 #define PD_MAGIC 0x32454c4946524550ULL /* "PERFILE2" */
 
 enum pd_feature {
-	PD_FEAT_BUILD_ID   = 2,
-	PD_FEAT_HOSTNAME   = 3,
-	PD_FEAT_OSRELEASE  = 4,
-	PD_FEAT_VERSION    = 5,
-	PD_FEAT_ARCH	   = 6,
-	PD_FEAT_NRCPUS	   = 7,
-	PD_FEAT_CPUDESC	   = 8,
-	PD_FEAT_CPUID	   = 9,
-	PD_FEAT_TOTAL_MEM  = 10,
-	PD_FEAT_CMDLINE	   = 11,
+	PD_FEAT_BUILD_ID = 2,
+	PD_FEAT_HOSTNAME = 3,
+	PD_FEAT_OSRELEASE = 4,
+	PD_FEAT_VERSION = 5,
+	PD_FEAT_ARCH = 6,
+	PD_FEAT_NRCPUS = 7,
+	PD_FEAT_CPUDESC = 8,
+	PD_FEAT_CPUID = 9,
+	PD_FEAT_TOTAL_MEM = 10,
+	PD_FEAT_CMDLINE = 11,
 	PD_FEAT_EVENT_DESC = 12,
-	PD_FEAT_BITS	   = 256,
-	PD_FEAT_KVMPROF	   = 255,
-	PD_FEAT_KVMPROF_KSYMS = 254,	/* the host kernel's symbols, see ksymblob.h */
-	PD_FEAT_KVMPROF_CTX = 253,	/* per-sample guest context, see guestctx.h */
+	PD_FEAT_BITS = 256,
+	PD_FEAT_KVMPROF = 255,
+	PD_FEAT_KVMPROF_KSYMS = 254, /* the host kernel's symbols, see ksymblob.h */
+	PD_FEAT_KVMPROF_CTX = 253,   /* per-sample guest context, see guestctx.h */
 };
 
 /* Record types perf itself writes into files (user types start at 64). */
 enum pd_user_record {
-	PD_RECORD_HEADER_ATTR	 = 64,
-	PD_RECORD_BUILD_ID	 = 67,
+	PD_RECORD_HEADER_ATTR = 64,
+	PD_RECORD_BUILD_ID = 67,
 	PD_RECORD_FINISHED_ROUND = 68,
 };
 
@@ -63,26 +63,26 @@ struct pd_file_header {
 };
 
 struct pd_evsel {
-	struct perf_event_attr attr;	/* zero-extended to this build's size */
-	uint64_t *ids;			/* the writer's; the reader leaves it NULL */
-	uint64_t ids_offset;		/* the reader's: where its nr_ids ids are */
+	struct perf_event_attr attr; /* zero-extended to this build's size */
+	uint64_t *ids;		     /* the writer's; the reader leaves it NULL */
+	uint64_t ids_offset;	     /* the reader's: where its nr_ids ids are */
 	size_t nr_ids;
 	char name[64];
 };
 
 /* Where PERF_SAMPLE_ID / IDENTIFIER sits, so samples map to their evsel. */
 struct pd_id_layout {
-	int sample_pos;		/* u64 index in a sample, -1 when absent */
-	int trailer_pos;	/* u64 index from the end of a non-sample record, -1 absent */
+	int sample_pos;	 /* u64 index in a sample, -1 when absent */
+	int trailer_pos; /* u64 index from the end of a non-sample record, -1 absent */
 };
 
 /* One entry of the BUILD_ID feature: which file had which build-id. */
 struct pd_build_id {
-	int32_t pid;		/* -1: the host */
-	uint16_t misc;		/* cpumode: user or kernel, host or guest */
+	int32_t pid;   /* -1: the host */
+	uint16_t misc; /* cpumode: user or kernel, host or guest */
 	uint8_t id[20];
 	uint8_t size;
-	const char *filename;	/* into the mapping, NUL-terminated within the record */
+	const char *filename; /* into the mapping, NUL-terminated within the record */
 };
 
 struct pd_file {
@@ -95,7 +95,7 @@ struct pd_file {
 	struct pd_evsel *evsels;
 	size_t nr_evsels;
 	struct pd_id_layout id_layout;
-	unsigned fixed_words;	/* u64 words of a fixed-field-only sample, 0 if not such */
+	unsigned fixed_words; /* u64 words of a fixed-field-only sample, 0 if not such */
 
 	/* Header features perf writes that reports show. */
 	char hostname[128];
@@ -107,14 +107,14 @@ struct pd_file {
 	uint32_t nr_cpus_online;
 	char cmdline[1024];
 
-	const uint8_t *kvmprof_feature;	/* into map, NULL when absent */
+	const uint8_t *kvmprof_feature; /* into map, NULL when absent */
 	uint64_t kvmprof_feature_size;
 	struct pd_build_id *build_ids;
 	size_t nr_build_ids;
-	unsigned damaged_features;	/* features whose section lies outside the file */
-	const uint8_t *host_ksyms;	/* PD_FEAT_KVMPROF_KSYMS blob, NULL when absent */
+	unsigned damaged_features; /* features whose section lies outside the file */
+	const uint8_t *host_ksyms; /* PD_FEAT_KVMPROF_KSYMS blob, NULL when absent */
 	uint64_t host_ksyms_size;
-	const uint8_t *guest_ctx;	/* PD_FEAT_KVMPROF_CTX blob, NULL when absent */
+	const uint8_t *guest_ctx; /* PD_FEAT_KVMPROF_CTX blob, NULL when absent */
 	uint64_t guest_ctx_size;
 
 	/*
@@ -129,7 +129,7 @@ struct pd_file {
 
 struct pd_sample {
 	const struct pd_evsel *evsel;
-	uint16_t misc;		/* header.misc: cpumode in PERF_RECORD_MISC_CPUMODE_MASK */
+	uint16_t misc; /* header.misc: cpumode in PERF_RECORD_MISC_CPUMODE_MASK */
 	uint64_t ip;
 	uint32_t pid;
 	uint32_t tid;
@@ -142,11 +142,28 @@ struct pd_sample {
 	const uint64_t *callchain;
 };
 
+/* Was a record with header.misc @misc taken in a guest (kernel or user)? */
+static inline bool pd_misc_is_guest(uint16_t misc)
+{
+	uint16_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	return mode == PERF_RECORD_MISC_GUEST_KERNEL ||
+	       mode == PERF_RECORD_MISC_GUEST_USER;
+}
+
 /* Open and validate a perf.data file (mapped read-only). */
 int pd_open(const char *path, struct pd_file **out, struct kp_err *err);
 /* Same, over a caller's buffer that must outlive the returned file (fuzzing, tests). */
 int pd_open_memory(const void *buf, size_t len, const char *name, struct pd_file **out,
 		   struct kp_err *err);
+/*
+ * A file with no data, only the events @evsels (attr, name, ids and nr_ids
+ * each), as a live session sees them: records read from their rings then
+ * decode with pd_parse_sample() and pd_parse_id_trailer() as a recording's
+ * would. @name stands for the path in messages.
+ */
+int pd_open_events(const struct pd_evsel *evsels, size_t nr, const char *name,
+		   struct pd_file **out, struct kp_err *err);
 void pd_close(struct pd_file *f);
 
 bool pd_has_feature(const struct pd_file *f, int feat);
@@ -192,7 +209,8 @@ int pd_writer_add_evsel(struct pd_writer *w, const struct perf_event_attr *attr,
 			const char *name, const uint64_t *ids, size_t nr_ids);
 /* Call after every evsel is added and before the first pd_writer_append(). */
 int pd_writer_begin_data(struct pd_writer *w, struct kp_err *err);
-int pd_writer_append(struct pd_writer *w, const void *rec, size_t len, struct kp_err *err);
+int pd_writer_append(struct pd_writer *w, const void *rec, size_t len,
+		     struct kp_err *err);
 /* Write the buffered records to the file: they are readable from then on. */
 int pd_writer_flush(struct pd_writer *w, struct kp_err *err);
 int pd_writer_set_string(struct pd_writer *w, enum pd_feature feat, const char *s);
@@ -201,7 +219,8 @@ int pd_writer_set_cmdline(struct pd_writer *w, int argc, char **argv);
 int pd_writer_set_kvmprof(struct pd_writer *w, const void *blob, size_t len);
 int pd_writer_set_feature(struct pd_writer *w, int feat, const void *data, size_t len);
 /* The BUILD_ID feature, in perf's record layout. */
-int pd_writer_set_build_ids(struct pd_writer *w, const struct pd_build_id *ids, size_t nr);
+int pd_writer_set_build_ids(struct pd_writer *w, const struct pd_build_id *ids,
+			    size_t nr);
 uint64_t pd_writer_data_size(const struct pd_writer *w);
 /*
  * Write features and the final header, then move the file into place. An

@@ -52,7 +52,7 @@ static void skip_read(struct cursor *c, uint64_t fmt)
 	if (fmt & PERF_FORMAT_GROUP)
 		nr = take_u64(c);
 	else
-		skip_bytes(c, 8);	/* value */
+		skip_bytes(c, 8); /* value */
 	skip_bytes(c, 8 * (!!(fmt & PERF_FORMAT_TOTAL_TIME_ENABLED) +
 			   !!(fmt & PERF_FORMAT_TOTAL_TIME_RUNNING)));
 	if (fmt & PERF_FORMAT_GROUP) {
@@ -67,7 +67,7 @@ static void skip_read(struct cursor *c, uint64_t fmt)
 
 static void skip_regs(struct cursor *c, uint64_t mask)
 {
-	if (take_u64(c))	/* abi: 0 means no registers follow */
+	if (take_u64(c)) /* abi: 0 means no registers follow */
 		skip_bytes(c, 8 * (uint64_t)__builtin_popcountll(mask));
 }
 
@@ -108,10 +108,11 @@ static void skip_tail(struct cursor *c, const struct perf_event_attr *attr)
 
 		skip_bytes(c, size);
 		if (size)
-			skip_bytes(c, 8);	/* dyn_size */
+			skip_bytes(c, 8); /* dyn_size */
 	}
-	skip_bytes(c, 8 * (!!(t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) +
-			   !!(t & PERF_SAMPLE_DATA_SRC) + !!(t & PERF_SAMPLE_TRANSACTION)));
+	skip_bytes(c,
+		   8 * (!!(t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) +
+			!!(t & PERF_SAMPLE_DATA_SRC) + !!(t & PERF_SAMPLE_TRANSACTION)));
 	if (t & PERF_SAMPLE_REGS_INTR)
 		skip_regs(c, attr->sample_regs_intr);
 	skip_bytes(c, 8 * (!!(t & PERF_SAMPLE_PHYS_ADDR) + !!(t & PERF_SAMPLE_CGROUP) +
@@ -125,7 +126,8 @@ static void skip_tail(struct cursor *c, const struct perf_event_attr *attr)
  * TID, TIME, [ADDR], ID, STREAM_ID, CPU: the fields samples and sample_id_all
  * trailers share, in the kernel's order (trailers have no ADDR).
  */
-static void take_id_fields(struct cursor *c, uint64_t t, bool with_addr, struct pd_sample *s)
+static void take_id_fields(struct cursor *c, uint64_t t, bool with_addr,
+			   struct pd_sample *s)
 {
 	uint32_t res;
 
@@ -148,8 +150,10 @@ static int bad_record(const struct pd_file *f, const struct perf_event_header *e
 {
 	uint64_t off = (uint64_t)((const uint8_t *)ev - f->map);
 
-	return kp_errorf(err, EINVAL, "%s: offset %#llx: %s", f->path, (unsigned long long)off,
-			 what);
+	if (!f->map) /* a live session's record: it has no offset */
+		return kp_errorf(err, EINVAL, "%s: %s", f->path, what);
+	return kp_errorf(err, EINVAL, "%s: offset %#llx: %s", f->path,
+			 (unsigned long long)off, what);
 }
 
 static uint64_t word(const uint64_t *w, size_t *i)
@@ -209,14 +213,17 @@ int pd_parse_sample(const struct pd_file *f, const struct perf_event_header *ev,
 int pd_parse_sample_slow(const struct pd_file *f, const struct perf_event_header *ev,
 			 struct pd_sample *s, struct kp_err *err)
 {
-	struct cursor c = { (const uint8_t *)(ev + 1), (const uint8_t *)ev + ev->size, false };
+	struct cursor c = {(const uint8_t *)(ev + 1), (const uint8_t *)ev + ev->size,
+			   false};
 	const struct perf_event_attr *attr;
 	uint64_t t;
 
 	memset(s, 0, sizeof(*s));
-	s->evsel = pd_evsel_for(f, (const uint64_t *)c.p, (size_t)(c.end - c.p) / 8, true);
+	s->evsel =
+		pd_evsel_for(f, (const uint64_t *)c.p, (size_t)(c.end - c.p) / 8, true);
 	if (!s->evsel)
-		return bad_record(f, ev, "sample with an id not present in the header", err);
+		return bad_record(f, ev, "sample with an id not present in the header",
+				  err);
 	attr = &s->evsel->attr;
 	t = attr->sample_type;
 	s->misc = ev->misc;
@@ -257,12 +264,13 @@ int pd_parse_id_trailer(const struct pd_file *f, const struct perf_event_header 
 	if (!attr->sample_id_all || !nr)
 		return 0;
 	if (nr > words)
-		return bad_record(f, ev, "record too short for its sample_id trailer", err);
+		return bad_record(f, ev, "record too short for its sample_id trailer",
+				  err);
 	c.p = (const uint8_t *)ev + sizeof(*ev) + (words - nr) * 8;
 	c.end = c.p + nr * 8;
 	c.bad = false;
-	s->evsel = pd_evsel_for(f, (const uint64_t *)((const uint8_t *)ev + sizeof(*ev)), words,
-				false);
+	s->evsel = pd_evsel_for(f, (const uint64_t *)((const uint8_t *)ev + sizeof(*ev)),
+				words, false);
 	take_id_fields(&c, t, false, s);
 	if (t & PERF_SAMPLE_IDENTIFIER)
 		s->id = take_u64(&c);

@@ -2,25 +2,7 @@
 # kvmprof record and report on this machine, against perf 6.1 on the same files.
 . "$(dirname "$0")/../lib.sh"
 
-cat >"$TMP/spinner.c" <<'C'
-#include <stdlib.h>
-#include <time.h>
-__attribute__((noinline)) void kvmprof_spin_here(double secs)
-{
-	volatile unsigned long x = 0;
-	time_t end = time(NULL) + (time_t)secs;
-
-	while (time(NULL) < end)
-		for (int i = 0; i < 1000000; i++)
-			x += (unsigned long)i;
-}
-int main(int argc, char **argv)
-{
-	kvmprof_spin_here(argc > 1 ? atof(argv[1]) : 1);
-	return 0;
-}
-C
-cc -O1 -g -o "$TMP/spinner" "$TMP/spinner.c" || { fail "build the spinner"; exit 1; }
+build_spinner "$TMP/spinner" || { fail "build the spinner"; exit 1; }
 
 # Rows at or above 2%, whitespace folded and sorted, so that the two tools'
 # column widths and the order of equal rows do not matter.

@@ -6,25 +6,7 @@
 # reads up to the last complete one with a warning naming the file.
 . "$(dirname "$0")/../lib.sh"
 
-cat >"$TMP/spinner.c" <<'C'
-#include <stdlib.h>
-#include <time.h>
-__attribute__((noinline)) void kvmprof_spin_here(double secs)
-{
-	volatile unsigned long x = 0;
-	time_t end = time(NULL) + (time_t)secs;
-
-	while (time(NULL) < end)
-		for (int i = 0; i < 1000000; i++)
-			x += (unsigned long)i;
-}
-int main(int argc, char **argv)
-{
-	kvmprof_spin_here(argc > 1 ? atof(argv[1]) : 1);
-	return 0;
-}
-C
-cc -O1 -g -o "$TMP/spinner" "$TMP/spinner.c" || { fail "build the spinner"; exit 1; }
+build_spinner "$TMP/spinner" || { fail "build the spinner"; exit 1; }
 
 # record_and_signal SIG FILE: record the spinner (30 s) into FILE, send SIG
 # to kvmprof after 1 s of it, wait for it (10 s at most). Sets RC (exit status) and

@@ -101,8 +101,10 @@ static void test_context_lstar_once_per_guest(void **state)
 	uint64_t time;
 
 	(void)state;
-	assert_int_equal(guestkmaps_note(&t, &synth, 4242, 0xffffffff9a000040ULL), 0);
-	assert_int_equal(guestkmaps_note(&t, &synth, 4242, 0xffffffff9a000040ULL), 0);
+	assert_int_equal(guestkmaps_note(&t, &synth, 4242, 0xffffffff9a000040ULL, 1000),
+			 0);
+	assert_int_equal(guestkmaps_note(&t, &synth, 4242, 0xffffffff9a000040ULL, 1000),
+			 0);
 	assert_int_equal(nr_out, 2);
 	r = record(1);
 	assert_int_equal(r->h.type, PERF_RECORD_MMAP);
@@ -125,8 +127,8 @@ static void test_context_lstar_once_per_guest(void **state)
 	assert_non_null(guestkmaps_find(&t, 4242));
 	assert_true(guestkmaps_find(&t, 4242)->lstar == 0xffffffff9a000040ULL);
 	/* A second guest gets its own map; pid 0 or less is nobody's. */
-	assert_int_equal(guestkmaps_note(&t, &synth, 77, 0xffffffff81000040ULL), 0);
-	assert_int_equal(guestkmaps_note(&t, &synth, 0, 0xffffffff81000040ULL), 0);
+	assert_int_equal(guestkmaps_note(&t, &synth, 77, 0xffffffff81000040ULL, 1000), 0);
+	assert_int_equal(guestkmaps_note(&t, &synth, 0, 0xffffffff81000040ULL, 1000), 0);
 	assert_int_equal(nr_out, 4);
 	assert_int_equal(record(3)->pid, 77);
 	guestkmaps_release(&t);
@@ -138,13 +140,13 @@ static void test_debugfs_without_context(void **state)
 
 	(void)state;
 	vcpu_lstar(300, "0xffffffffa2a00080\n");
-	assert_int_equal(guestkmaps_note(&t, &synth, 300, 0), 0);
+	assert_int_equal(guestkmaps_note(&t, &synth, 300, 0, 1000), 0);
 	assert_int_equal(nr_out, 2);
 	assert_true(record(1)->pgoff == 0xffffffffa2a00080ULL);
 	assert_string_equal(record(1)->filename,
 			    "[guest.kernel.kallsyms.300]entry_SYSCALL_64");
 	/* No folder for this pid (or a kernel without the series): no map, no error. */
-	assert_int_equal(guestkmaps_note(&t, &synth, 301, 0), 0);
+	assert_int_equal(guestkmaps_note(&t, &synth, 301, 0, 1000), 0);
 	assert_int_equal(nr_out, 2);
 	guestkmaps_release(&t);
 }
@@ -156,12 +158,12 @@ static void test_debugfs_retried_per_round(void **state)
 
 	(void)state;
 	vcpu_lstar(400, "0x0\n");
-	assert_int_equal(guestkmaps_note(&t, &synth, 400, 0), 0);
+	assert_int_equal(guestkmaps_note(&t, &synth, 400, 0, 1000), 0);
 	vcpu_lstar(400, "0xffffffff81e00040\n");
-	assert_int_equal(guestkmaps_note(&t, &synth, 400, 0), 0);
+	assert_int_equal(guestkmaps_note(&t, &synth, 400, 0, 1000), 0);
 	assert_int_equal(nr_out, 0);
 	guestkmaps_round(&t);
-	assert_int_equal(guestkmaps_note(&t, &synth, 400, 0), 0);
+	assert_int_equal(guestkmaps_note(&t, &synth, 400, 0, 1000), 0);
 	assert_int_equal(nr_out, 2);
 	assert_true(record(1)->pgoff == 0xffffffff81e00040ULL);
 	guestkmaps_release(&t);
@@ -181,13 +183,46 @@ static void test_time_two_rounds_back(void **state)
 	guestkmaps_saw_time(&t, 200);
 	guestkmaps_round(&t);
 	guestkmaps_saw_time(&t, 300);
-	assert_int_equal(guestkmaps_note(&t, &synth, 5, 0xffffffff81000040ULL), 0);
+	assert_int_equal(guestkmaps_note(&t, &synth, 5, 0xffffffff81000040ULL, 1000), 0);
 	trailer(record(0), &pid, &time);
 	assert_true(time == 100);
 	guestkmaps_round(&t);
-	assert_int_equal(guestkmaps_note(&t, &synth, 6, 0xffffffff81000040ULL), 0);
+	assert_int_equal(guestkmaps_note(&t, &synth, 6, 0xffffffff81000040ULL, 1000), 0);
 	trailer(record(2), &pid, &time);
 	assert_true(time == 250);
+	guestkmaps_release(&t);
+}
+
+/*
+ * A guest that rebooted: its LSTAR changes, and a new map is written at the
+ * time of the first sample that shows it; the old kernel's samples drained
+ * later (older) write nothing.
+ */
+static void test_reboot_writes_a_new_map(void **state)
+{
+	struct guestkmaps t = {.debugfs_dir = root};
+	uint32_t pid;
+	uint64_t time;
+
+	(void)state;
+	guestkmaps_saw_time(&t, 100);
+	guestkmaps_round(&t);
+	guestkmaps_round(&t);
+	assert_int_equal(guestkmaps_note(&t, &synth, 9, 0xffffffff9a000040ULL, 500), 0);
+	assert_int_equal(nr_out, 2);
+	assert_int_equal(guestkmaps_note(&t, &synth, 9, 0xffffffffa4000040ULL, 900), 0);
+	assert_int_equal(nr_out, 4);
+	assert_true(record(3)->pgoff == 0xffffffffa4000040ULL);
+	assert_string_equal(record(3)->filename,
+			    "[guest.kernel.kallsyms.9]entry_SYSCALL_64");
+	trailer(record(3), &pid, &time);
+	assert_true(time == 900);
+	/* Another vCPU's ring, drained later, still had the old kernel's samples. */
+	assert_int_equal(guestkmaps_note(&t, &synth, 9, 0xffffffff9a000040ULL, 850), 0);
+	assert_int_equal(guestkmaps_note(&t, &synth, 9, 0xffffffffa4000040ULL, 950), 0);
+	assert_int_equal(nr_out, 4);
+	assert_int_equal(guestkmaps_find(&t, 9)->nr_maps, 2);
+	assert_true(guestkmaps_find(&t, 9)->lstar == 0xffffffffa4000040ULL);
 	guestkmaps_release(&t);
 }
 
@@ -197,6 +232,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_context_lstar_once_per_guest, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_debugfs_without_context, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_reboot_writes_a_new_map, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_debugfs_retried_per_round, setup,
 						teardown),

@@ -84,7 +84,7 @@ static void guest_map(struct guestkmaps *t)
 {
 	struct synth s = {SAMPLE_TYPE, true, 0, append, NULL};
 
-	assert_int_equal(guestkmaps_note(t, &s, QEMU_PID, LINK_SYS + SLIDE), 0);
+	assert_int_equal(guestkmaps_note(t, &s, QEMU_PID, LINK_SYS + SLIDE, 0), 0);
 }
 
 static void finish(void)

@@ -19,6 +19,7 @@
 #include "perf/perf.h"
 #include "guest/guest.h"
 #include "record_state.h"
+#include "record_steps.h"
 #include "ksym/ksym.h"
 
 struct record_opts {
@@ -36,13 +37,6 @@ struct record_opts {
 	bool quiet;
 	char **command;
 };
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	stop_requested = 1;
-}
 
 static void record_usage(FILE *out)
 {
@@ -229,71 +223,6 @@ static int add_events(const struct record_opts *o, struct evlist *el, struct kp_
 	return ret;
 }
 
-/* The command waits on a pipe until the events are open, then execs. */
-static pid_t start_command(char **argv, int *go_fd)
-{
-	int fds[2];
-	pid_t pid;
-
-	if (pipe(fds))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		char c;
-
-		close(fds[1]);
-		if (read(fds[0], &c, 1) != 1)
-			_exit(127);
-		execvp(argv[0], argv);
-		fprintf(stderr, "kvmprof record: cannot run %s: %s\n", argv[0],
-			strerror(errno));
-		_exit(127);
-	}
-	close(fds[0]);
-	*go_fd = fds[1];
-	return pid;
-}
-
-static void set_features(struct pd_writer *w, int argc, char **argv, size_t nr_cpus)
-{
-	struct utsname u;
-	char full[] = "kvmprof";
-	char **args = calloc((size_t)argc + 1, sizeof(char *));
-
-	if (uname(&u) == 0) {
-		pd_writer_set_string(w, PD_FEAT_HOSTNAME, u.nodename);
-		pd_writer_set_string(w, PD_FEAT_OSRELEASE, u.release);
-		pd_writer_set_string(w, PD_FEAT_ARCH, u.machine);
-	}
-	pd_writer_set_string(w, PD_FEAT_VERSION, KVMPROF_VERSION);
-	pd_writer_set_nrcpus(w, (uint32_t)sysconf(_SC_NPROCESSORS_CONF),
-			     (uint32_t)nr_cpus);
-	if (args) {
-		args[0] = full;
-		for (int i = 0; i < argc; i++)
-			args[i + 1] = argv[i];
-		pd_writer_set_cmdline(w, argc + 1, args);
-		free(args);
-	}
-}
-
-static int open_output(struct record_state *rs, const char *path, struct evlist *el,
-		       struct kp_err *err)
-{
-	int ret = pd_writer_create(path, &rs->writer, err);
-
-	for (size_t e = 0; !ret && e < el->nr_evsels; e++) {
-		/* The guest context is stripped from every sample before writing. */
-		struct perf_event_attr attr = el->evsels[e].attr;
-
-		attr.sample_type &= ~PERF_SAMPLE_GUEST_CTX;
-		if (pd_writer_add_evsel(rs->writer, &attr, el->evsels[e].name,
-					el->evsels[e].ids, el->evsels[e].nr_ids))
-			ret = kp_errorf(err, ENOMEM, "out of memory");
-	}
-	return ret ? ret : pd_writer_begin_data(rs->writer, err);
-}
-
 /*
  * Ask for per-sample guest context when the kernel has the kvmprof series:
  * it probes, because only a kernel with the series accepts the bit.
@@ -388,51 +317,6 @@ static int synthesize(struct record_state *rs, const struct record_opts *o, pid_
 	return 0;
 }
 
-static int child_done(pid_t child, int *status)
-{
-	return child > 0 && waitpid(child, status, WNOHANG) == child;
-}
-
-static int record_loop(struct record_state *rs, struct evlist *el, pid_t child,
-		       int *child_status)
-{
-	long n;
-
-	while (!stop_requested) {
-		if (child_done(child, child_status))
-			break;
-		evlist_poll(el, 100);
-		n = evlist_drain(el, record_state_on_record, rs);
-		if (n < 0)
-			return (int)n;
-		if (n > 0 && record_state_finish_round(rs))
-			return -EIO;
-	}
-	evlist_disable(el);
-	n = evlist_drain(el, record_state_on_record, rs);
-	return n < 0 ? (int)n : record_state_finish_round(rs);
-}
-
-/*
- * A broken default guests.conf belongs to the daemon: warn and name guests by
- * -name only. One given with --guests-conf must be right.
- */
-static int load_guests(struct record_state *rs, const struct record_opts *o,
-		       struct kp_err *err)
-{
-	const char *path = o->guests_conf ? o->guests_conf : GUESTS_CONF_DEFAULT;
-	int ret = record_state_load_guests(rs, path, o->guests_conf != NULL, err);
-
-	if (ret && !o->guests_conf) {
-		fprintf(stderr,
-			"kvmprof record: warning: %s; guests are named by -name only\n",
-			err->msg);
-		memset(err, 0, sizeof(*err));
-		ret = 0;
-	}
-	return ret;
-}
-
 static int run_record(struct record_opts *o, int argc, char **argv)
 {
 	struct record_state rs;
@@ -444,11 +328,11 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 
 	record_state_init(&rs, o->host, o->guest);
 	evlist_init(&el, o->mmap_pages ? o->mmap_pages : 128);
-	ret = load_guests(&rs, o, &err);
+	ret = record_load_guests(&rs, "kvmprof record", o->guests_conf, &err);
 	if (!ret)
 		ret = add_events(o, &el, &err);
 	if (!ret && o->command) {
-		child = start_command(o->command, &go_fd);
+		child = record_start_command(o->command, &go_fd);
 		if (child < 0)
 			ret = kp_errorf(&err, errno, "cannot start %s: %s", o->command[0],
 					strerror(errno));
@@ -459,7 +343,7 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 	if (!ret)
 		ret = evlist_open(&el, o->system_wide ? -1 : target, &err);
 	if (!ret)
-		ret = open_output(&rs, path, &el, &err);
+		ret = record_open_output(&rs, path, &el, &err);
 	if (!ret) {
 		record_state_set_synth(&rs, &el.evsels[0].attr);
 		ret = synthesize(&rs, o, target);
@@ -475,9 +359,9 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 		close(go_fd);
 	}
 	if (!ret)
-		ret = record_loop(&rs, &el, child, &status);
+		ret = record_loop(&rs, &el, child, &status, 0);
 	if (!ret) {
-		set_features(rs.writer, argc, argv, el.nr_cpus);
+		record_set_features(rs.writer, argc, argv, el.nr_cpus);
 		ret = record_state_write_guests(&rs, &err);
 		if (!ret)
 			ret = record_state_write_contexts(&rs, &err);
@@ -509,12 +393,9 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = {0};
-	struct sigaction sa = {.sa_handler = on_signal};
 
 	if (parse_record_args(argc, argv, &o))
 		return 2;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	record_catch_signals();
 	return run_record(&o, argc, argv);
 }

@@ -173,10 +173,10 @@ static int on_sample(struct record_state *rs, const struct perf_event_header *ev
 	}
 	rs->samples++;
 	guestkmaps_saw_time(&rs->kmaps, sample_time(ev));
-	if (guest) {
+	if (guest || rs->vmm_samples) {
 		int pid = sample_pid(ev);
 
-		rs->guest_samples++;
+		rs->guest_samples += guest;
 		ret = note_guest(rs, pid, rs->guest_ctx ? &ctx : NULL);
 		/* The guest's kernel map goes ahead of its first sample. */
 		if (!ret)

@@ -68,10 +68,12 @@ static int take_string(struct reader *r, char *out, size_t max, const char *fiel
 	return 0;
 }
 
-static int expect(struct reader *r, const char *tag, size_t n)
+/* @n bytes of @tag, which need not end in a NUL: @name is what errors say. */
+static int expect(struct reader *r, const void *tag, size_t n, const char *name)
 {
 	if (left(r) < n || memcmp(r->p, tag, n))
-		return kp_errorf(r->err, EINVAL, "%s: tracing data: no %s", r->what, tag);
+		return kp_errorf(r->err, EINVAL, "%s: tracing data: no %s", r->what,
+				 name);
 	r->p += n;
 	return 0;
 }
@@ -80,8 +82,8 @@ static int read_preamble(struct reader *r, struct tracingdata *td, char *version
 {
 	uint8_t endian = 0;
 
-	if (expect(r, magic, sizeof(magic)) || take_string(r, version, 16, "version") ||
-	    take(r, &endian, 1, "endianness") ||
+	if (expect(r, magic, sizeof(magic), "tracing magic") ||
+	    take_string(r, version, 16, "version") || take(r, &endian, 1, "endianness") ||
 	    take(r, &td->long_size, 1, "long size") ||
 	    take(r, &td->page_size, 4, "page size"))
 		return -EINVAL;
@@ -95,8 +97,10 @@ static int skip_headers(struct reader *r)
 	const uint8_t *data;
 	size_t len;
 
-	if (expect(r, "header_page", 12) || take_blob(r, 8, &data, &len, "header_page") ||
-	    expect(r, "header_event", 13) || take_blob(r, 8, &data, &len, "header_event"))
+	if (expect(r, "header_page", 12, "header_page") ||
+	    take_blob(r, 8, &data, &len, "header_page") ||
+	    expect(r, "header_event", 13, "header_event") ||
+	    take_blob(r, 8, &data, &len, "header_event"))
 		return -EINVAL;
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include "exits.h"
 #include "perf/exitreason.h"
 #include "perf/perf.h"
+#include "test_sample.h"
 #include "perf/tracingdata.h"
 #include "tracepoint_fixture.h"
 
@@ -173,20 +174,10 @@ static void duration_lines(void **state)
 }
 
 /* A raw kvm_exit or kvm_entry sample laid out as 6.12's formats say. */
-struct raw_sample {
-	struct perf_event_header h;
-	uint64_t id, ip;
-	uint32_t pid, tid;
-	uint64_t time;
-	uint32_t cpu, res;
-	uint64_t period;
-	uint32_t raw_size;
-	uint8_t raw[60]; /* 4 + 60: 8-byte aligned */
-};
-
-static struct raw_sample raw(uint64_t id, uint64_t time, uint32_t reason, uint64_t rip)
+static struct test_raw_sample raw(uint64_t id, uint64_t time, uint32_t reason,
+				  uint64_t rip)
 {
-	struct raw_sample s = {
+	struct test_raw_sample s = {
 		.h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, sizeof(s)},
 		.id = id,
 		.pid = 100,
@@ -257,7 +248,7 @@ static void write_file(const char *path)
 		.sample_period = 1,
 		.sample_id_all = 1};
 	uint64_t exit_id = 1, entry_id = 2;
-	struct raw_sample s[6] = {
+	struct test_raw_sample s[6] = {
 		raw(1, 1000, SVM_HLT, 0xffffffff82001010ULL),  raw(2, 51000, 0, 0),
 		raw(1, 60000, SVM_HLT, 0xffffffff82001010ULL), raw(2, 70000, 0, 0),
 		raw(1, 80000, SVM_IO, 0xffffffff82002020ULL),  raw(2, 82000, 0, 0),

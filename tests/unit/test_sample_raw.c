@@ -13,27 +13,14 @@
 #include <cmocka.h>
 
 #include "perf/perf.h"
+#include "test_sample.h"
 
-#define RAW_TYPE                                                                        \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
-
-struct raw_sample {
-	struct perf_event_header h;
-	uint64_t id, ip;
-	uint32_t pid, tid;
-	uint64_t time;
-	uint32_t cpu, res;
-	uint64_t period;
-	uint32_t raw_size;
-	uint8_t raw[20]; /* 4 + 20: padded to 8 bytes as the kernel pads */
-};
-
-static struct pd_file *write_and_open(const struct raw_sample *s, size_t n, char *path)
+static struct pd_file *write_and_open(const struct test_raw_sample *s, size_t n,
+				      char *path)
 {
 	struct perf_event_attr attr = {.type = PERF_TYPE_TRACEPOINT,
 				       .config = 103,
-				       .sample_type = RAW_TYPE,
+				       .sample_type = RAW_SAMPLE_TYPE,
 				       .sample_period = 1,
 				       .sample_id_all = 1};
 	struct pd_writer *w;
@@ -53,15 +40,15 @@ static struct pd_file *write_and_open(const struct raw_sample *s, size_t n, char
 	return f;
 }
 
-static struct raw_sample sample(uint32_t raw_size)
+static struct test_raw_sample sample(uint32_t raw_size)
 {
-	struct raw_sample s = {.h = {PERF_RECORD_SAMPLE, 0, sizeof(s)},
-			       .id = 7,
-			       .pid = 10,
-			       .tid = 11,
-			       .time = 1000,
-			       .period = 1,
-			       .raw_size = raw_size};
+	struct test_raw_sample s = {.h = {PERF_RECORD_SAMPLE, 0, sizeof(s)},
+				    .id = 7,
+				    .pid = 10,
+				    .tid = 11,
+				    .time = 1000,
+				    .period = 1,
+				    .raw_size = raw_size};
 
 	for (size_t i = 0; i < sizeof(s.raw); i++)
 		s.raw[i] = (uint8_t)(i + 1);
@@ -71,7 +58,7 @@ static struct raw_sample sample(uint32_t raw_size)
 static void raw_in_place(void **state)
 {
 	char path[] = "/tmp/kvmprof-raw.XXXXXX";
-	struct raw_sample s = sample(20);
+	struct test_raw_sample s = sample(60);
 	struct pd_file *f = write_and_open(&s, 1, path);
 	const struct perf_event_header *ev;
 	struct pd_sample ps;
@@ -79,9 +66,10 @@ static void raw_in_place(void **state)
 
 	assert_int_equal(pd_next(f, &pos, &ev, NULL), 1);
 	assert_int_equal(pd_parse_sample(f, ev, &ps, NULL), 0);
-	assert_int_equal(ps.raw_size, 20);
-	assert_memory_equal(ps.raw, s.raw, 20);
-	assert_ptr_equal(ps.raw, (const uint8_t *)ev + offsetof(struct raw_sample, raw));
+	assert_int_equal(ps.raw_size, 60);
+	assert_memory_equal(ps.raw, s.raw, 60);
+	assert_ptr_equal(ps.raw,
+			 (const uint8_t *)ev + offsetof(struct test_raw_sample, raw));
 	assert_int_equal(ps.tid, 11);
 	pd_close(f);
 	unlink(path);
@@ -90,7 +78,7 @@ static void raw_in_place(void **state)
 static void raw_past_the_sample(void **state)
 {
 	char path[] = "/tmp/kvmprof-raw.XXXXXX";
-	struct raw_sample s = sample(21);
+	struct test_raw_sample s = sample(61);
 	struct pd_file *f = write_and_open(&s, 1, path);
 	const struct perf_event_header *ev;
 	struct pd_sample ps;

@@ -292,7 +292,7 @@ static char *run(char **args, int n)
 
 static void report_names_guest_functions(void **state)
 {
-	char data[] = "/tmp/kvmprof-exits.XXXXXX", syms[] = "/tmp/kvmprof-ksyms.XXXXXX";
+	char data[40] = "/tmp/kvmprof-exits.XXXXXX", syms[] = "/tmp/kvmprof-ksyms.XXXXXX";
 	int fd = mkstemp(syms);
 	const char *table =
 		"ffffffff81000000 T _text\nffffffff81001000 T native_safe_halt\n"
@@ -319,6 +319,8 @@ static void report_names_guest_functions(void **state)
 	assert_non_null(strstr(out, "hlt took 50us, at native_safe_halt"));
 	assert_null(strstr(out, "took 10us"));
 	free(out);
+	unlink(data);
+	strcat(data, ".old"); /* the empty file mkstemp made, kept by the writer */
 	unlink(data);
 	unlink(syms);
 }

@@ -57,7 +57,7 @@ static struct test_raw_sample sample(uint32_t raw_size)
 
 static void raw_in_place(void **state)
 {
-	char path[] = "/tmp/kvmprof-raw.XXXXXX";
+	char path[40] = "/tmp/kvmprof-raw.XXXXXX";
 	struct test_raw_sample s = sample(60);
 	struct pd_file *f = write_and_open(&s, 1, path);
 	const struct perf_event_header *ev;
@@ -73,11 +73,13 @@ static void raw_in_place(void **state)
 	assert_int_equal(ps.tid, 11);
 	pd_close(f);
 	unlink(path);
+	strcat(path, ".old");
+	unlink(path);
 }
 
 static void raw_past_the_sample(void **state)
 {
-	char path[] = "/tmp/kvmprof-raw.XXXXXX";
+	char path[40] = "/tmp/kvmprof-raw.XXXXXX";
 	struct test_raw_sample s = sample(61);
 	struct pd_file *f = write_and_open(&s, 1, path);
 	const struct perf_event_header *ev;
@@ -89,6 +91,8 @@ static void raw_past_the_sample(void **state)
 	assert_true(pd_parse_sample(f, ev, &ps, &err) < 0);
 	assert_non_null(strstr(err.msg, "shorter than its sample_type"));
 	pd_close(f);
+	unlink(path);
+	strcat(path, ".old");
 	unlink(path);
 }
 

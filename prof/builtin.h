@@ -8,5 +8,6 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_guests(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_stat_exits(int argc, char **argv);
 
 #endif

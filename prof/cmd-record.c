@@ -20,6 +20,7 @@
 #include "guest/guest.h"
 #include "evsetup.h"
 #include "record_state.h"
+#include "record_steps.h"
 #include "ksym/ksym.h"
 
 struct record_opts {
@@ -32,13 +33,6 @@ struct record_opts {
 	bool quiet;
 	char **command;
 };
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	stop_requested = 1;
-}
 
 static void record_usage(FILE *out)
 {
@@ -179,70 +173,6 @@ static const char *default_output(const struct record_opts *o)
 	return "perf.data";
 }
 
-/* The command waits on a pipe until the events are open, then execs. */
-static pid_t start_command(char **argv, int *go_fd)
-{
-	int fds[2];
-	pid_t pid;
-
-	if (pipe(fds))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		char c;
-
-		close(fds[1]);
-		if (read(fds[0], &c, 1) != 1)
-			_exit(127);
-		execvp(argv[0], argv);
-		fprintf(stderr, "kvmprof record: cannot run %s: %s\n", argv[0],
-			strerror(errno));
-		_exit(127);
-	}
-	close(fds[0]);
-	*go_fd = fds[1];
-	return pid;
-}
-
-static void set_features(struct pd_writer *w, int argc, char **argv, size_t nr_cpus)
-{
-	struct utsname u;
-	char full[] = "kvmprof";
-	char **args = calloc((size_t)argc + 1, sizeof(char *));
-
-	if (uname(&u) == 0) {
-		pd_writer_set_string(w, PD_FEAT_HOSTNAME, u.nodename);
-		pd_writer_set_string(w, PD_FEAT_OSRELEASE, u.release);
-		pd_writer_set_string(w, PD_FEAT_ARCH, u.machine);
-	}
-	pd_writer_set_string(w, PD_FEAT_VERSION, KVMPROF_VERSION);
-	pd_writer_set_nrcpus(w, (uint32_t)sysconf(_SC_NPROCESSORS_CONF),
-			     (uint32_t)nr_cpus);
-	if (args) {
-		args[0] = full;
-		for (int i = 0; i < argc; i++)
-			args[i + 1] = argv[i];
-		pd_writer_set_cmdline(w, argc + 1, args);
-		free(args);
-	}
-}
-
-static int open_output(struct record_state *rs, const char *path, struct evlist *el,
-		       struct kp_err *err)
-{
-	int ret = pd_writer_create(path, &rs->writer, err);
-	struct pd_evsel *evs = NULL;
-
-	if (!ret && evsetup_file_evsels(el, &evs))
-		ret = kp_errorf(err, ENOMEM, "out of memory");
-	for (size_t e = 0; !ret && e < el->nr_evsels; e++)
-		if (pd_writer_add_evsel(rs->writer, &evs[e].attr, evs[e].name, evs[e].ids,
-					evs[e].nr_ids))
-			ret = kp_errorf(err, ENOMEM, "out of memory");
-	free(evs);
-	return ret ? ret : pd_writer_begin_data(rs->writer, err);
-}
-
 /*
  * The host kernel's symbols travel in the file: a report elsewhere, or after
  * modules changed, still names the kernel functions this recording saw.
@@ -315,31 +245,6 @@ static int synthesize(struct record_state *rs, const struct record_opts *o, pid_
 	return 0;
 }
 
-static int child_done(pid_t child, int *status)
-{
-	return child > 0 && waitpid(child, status, WNOHANG) == child;
-}
-
-static int record_loop(struct record_state *rs, struct evlist *el, pid_t child,
-		       int *child_status)
-{
-	long n;
-
-	while (!stop_requested) {
-		if (child_done(child, child_status))
-			break;
-		evlist_poll(el, 100);
-		n = evlist_drain(el, record_state_on_record, rs);
-		if (n < 0)
-			return (int)n;
-		if (n > 0 && record_state_finish_round(rs))
-			return -EIO;
-	}
-	evlist_disable(el);
-	n = evlist_drain(el, record_state_on_record, rs);
-	return n < 0 ? (int)n : record_state_finish_round(rs);
-}
-
 static int run_record(struct record_opts *o, int argc, char **argv)
 {
 	struct record_state rs;
@@ -356,7 +261,7 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 	if (!ret)
 		ret = evsetup_add_events(&o->ev, &el, &err);
 	if (!ret && o->command) {
-		child = start_command(o->command, &go_fd);
+		child = record_start_command(o->command, &go_fd);
 		if (child < 0)
 			ret = kp_errorf(&err, errno, "cannot start %s: %s", o->command[0],
 					strerror(errno));
@@ -367,7 +272,7 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 	if (!ret)
 		ret = evlist_open(&el, o->ev.system_wide ? -1 : target, &err);
 	if (!ret)
-		ret = open_output(&rs, path, &el, &err);
+		ret = record_open_output(&rs, path, &el, &err);
 	if (!ret) {
 		record_state_set_synth(&rs, &el.evsels[0].attr);
 		ret = synthesize(&rs, o, target);
@@ -383,9 +288,9 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 		close(go_fd);
 	}
 	if (!ret)
-		ret = record_loop(&rs, &el, child, &status);
+		ret = record_loop(&rs, &el, child, &status, 0);
 	if (!ret) {
-		set_features(rs.writer, argc, argv, el.nr_cpus);
+		record_set_features(rs.writer, argc, argv, el.nr_cpus);
 		ret = record_state_write_guests(&rs, &err);
 		if (!ret)
 			ret = record_state_write_contexts(&rs, &err);
@@ -417,12 +322,9 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = {0};
-	struct sigaction sa = {.sa_handler = on_signal};
 
 	if (parse_record_args(argc, argv, &o))
 		return 2;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	record_catch_signals();
 	return run_record(&o, argc, argv);
 }

@@ -41,6 +41,9 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	/* Until the stat command dispatches its exits subcommand itself. */
+	if (argc > 2 && !strcmp(argv[1], "stat") && !strcmp(argv[2], "exits"))
+		return cmd_stat_exits(argc - 2, argv + 2);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);

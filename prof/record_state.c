@@ -78,10 +78,10 @@ static int on_sample(struct record_state *rs, const struct perf_event_header *ev
 	}
 	rs->samples++;
 	guestkmaps_saw_time(&rs->kmaps, evsetup_sample_time(ev));
-	if (guest) {
+	if (guest || rs->vmm_samples) {
 		int pid = (int)evsetup_sample_pid(ev);
 
-		rs->guest_samples++;
+		rs->guest_samples += guest;
 		ret = guest_namer_note(&rs->namer, &rs->guests, pid,
 				       rs->guest_ctx ? ctx.lstar : 0);
 		/* The guest's kernel map goes ahead of its first sample. */

@@ -19,6 +19,8 @@ struct record_state {
 	struct synth synth;
 	bool want_host;
 	bool want_guest;
+	/* Samples are taken in the VMM (kvm tracepoints): each one's pid is a guest. */
+	bool vmm_samples;
 	uint64_t samples;
 	uint64_t guest_samples;
 	uint64_t dropped; /* filtered out by --host / --guest */

@@ -759,10 +759,34 @@ static int on_record(struct session *s, const struct perf_event_header *ev,
 	return ret ? kp_errorf(err, -ret, "%s: out of memory", s->file->path) : 0;
 }
 
+struct machine *session_guest(struct session *s, int pid)
+{
+	return guest_machine(s, pid);
+}
+
+const struct ksym *session_guest_kernel_sym(struct session *s, int pid, uint64_t ip)
+{
+	struct machine *m = guest_machine(s, pid);
+	struct hist_key k = {0};
+
+	if (!m)
+		return NULL;
+	resolve_guest(s, m, ip, &k);
+	return k.sym;
+}
+
+const char *session_comm(struct session *s, int pid, int tid)
+{
+	return sample_comm(s, pid, tid);
+}
+
+/* Records come here in time order (see ordered_events.h). */
 int session_deliver(void *ctx, const struct ordered_event *e, struct kp_err *err)
 {
 	struct session *s = ctx;
 
+	if (e->sample && s->sample_fn)
+		return s->sample_fn(s->sample_ctx, e->sample, err);
 	return e->sample ? on_sample(s, e->sample, e->ordinal, err)
 			 : on_record(s, e->ev, err);
 }

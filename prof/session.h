@@ -54,8 +54,14 @@ struct resolve_entry {
 
 struct guest_namer;
 
+/* Takes every sample in place of the histograms (kvmprof stat exits). */
+typedef int (*session_sample_fn)(void *ctx, const struct pd_sample *ps,
+				 struct kp_err *err);
+
 struct session {
-	struct pd_file *file; /* live: the events, with no data */
+	struct pd_file *file;	     /* live: the events, with no data */
+	session_sample_fn sample_fn; /* NULL: samples go to the histograms */
+	void *sample_ctx;
 	const struct symbol_opts *sopts;
 	struct machines machines;
 	struct hists *hists; /* one per evsel */
@@ -113,6 +119,18 @@ int session_set_sort(struct session *s, const char *sort, struct kp_err *err);
  * empties them) and drop the rows that reach zero. 0 or -ENOMEM.
  */
 int session_decay(struct session *s, unsigned num, unsigned den);
+
+/*
+ * The guest kernel function at @ip of the guest VMM process @pid runs,
+ * found as report finds it: the guest's symbols loaded and placed at the
+ * first lookup (guestsyms.h, machine_place_guest_kernel()), modules
+ * included. NULL when unknown.
+ */
+const struct ksym *session_guest_kernel_sym(struct session *s, int pid, uint64_t ip);
+/* The guest's machine (named from the file's guest table), NULL without memory. */
+struct machine *session_guest(struct session *s, int pid);
+/* A thread's command name from the file's COMM records, ":TID" when unknown. */
+const char *session_comm(struct session *s, int pid, int tid);
 
 /* How a guest's kernel symbols were found, for report headers. */
 const char *session_guest_symbol_source(const struct machine *m);

@@ -159,15 +159,17 @@ int evlist_open(struct evlist *el, pid_t pid, struct kp_err *err)
 		for (size_t i = 0; i < el->nr_cpus; i++)
 			ev->fds[i] = -1;
 	}
+	/*
+	 * The first event's ring is mapped before the others are pointed at
+	 * it: the kernel refuses PERF_EVENT_IOC_SET_OUTPUT into an event that
+	 * has no ring yet.
+	 */
 	for (size_t i = 0; i < el->nr_cpus; i++) {
-		for (size_t e = 0; e < el->nr_evsels; e++) {
-			int leader = e ? el->evsels[0].fds[i] : -1;
-
-			ret = open_one(el, &el->evsels[e], i, leader, err);
-			if (ret)
-				return ret;
-		}
-		ret = map_ring(el, el->evsels[0].fds[i], el->cpus[i], err);
+		ret = open_one(el, &el->evsels[0], i, -1, err);
+		if (!ret)
+			ret = map_ring(el, el->evsels[0].fds[i], el->cpus[i], err);
+		for (size_t e = 1; !ret && e < el->nr_evsels; e++)
+			ret = open_one(el, &el->evsels[e], i, el->evsels[0].fds[i], err);
 		if (ret)
 			return ret;
 	}

@@ -267,6 +267,12 @@ int pd_read_feature(struct pd_file *f, int feat, const uint8_t *p, size_t size)
 		return feat_string(&p, end, f->arch, sizeof(f->arch));
 	case PD_FEAT_CPUDESC:
 		return feat_string(&p, end, f->cpudesc, sizeof(f->cpudesc));
+	case PD_FEAT_CPUID:
+		return feat_string(&p, end, f->cpuid, sizeof(f->cpuid));
+	case PD_FEAT_TRACING_DATA:
+		f->tracing_data = p;
+		f->tracing_data_size = size;
+		return 0;
 	case PD_FEAT_NRCPUS:
 		if (size < 8)
 			return -EINVAL;

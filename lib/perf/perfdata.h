@@ -23,6 +23,7 @@
 #define PD_MAGIC 0x32454c4946524550ULL /* "PERFILE2" */
 
 enum pd_feature {
+	PD_FEAT_TRACING_DATA = 1, /* tracepoint formats, see tracingdata.h */
 	PD_FEAT_BUILD_ID = 2,
 	PD_FEAT_HOSTNAME = 3,
 	PD_FEAT_OSRELEASE = 4,
@@ -116,6 +117,9 @@ struct pd_file {
 	uint64_t host_ksyms_size;
 	const uint8_t *guest_ctx; /* PD_FEAT_KVMPROF_CTX blob, NULL when absent */
 	uint64_t guest_ctx_size;
+	const uint8_t *tracing_data; /* PD_FEAT_TRACING_DATA section, NULL when absent */
+	uint64_t tracing_data_size;
+	char cpuid[128]; /* "GenuineIntel,6,85,4": says VMX or SVM */
 
 	/*
 	 * The recording was killed before it finished: the data is the
@@ -140,6 +144,8 @@ struct pd_sample {
 	uint64_t period;
 	uint64_t nr_callchain;
 	const uint64_t *callchain;
+	const void *raw; /* PERF_SAMPLE_RAW: a tracepoint's record, inside the sample */
+	uint32_t raw_size;
 };
 
 /* Was a record with header.misc @misc taken in a guest (kernel or user)? */

@@ -83,22 +83,29 @@ static void skip_branch_stack(struct cursor *c, const struct perf_event_attr *at
 		skip_bytes(c, nr * 24);
 }
 
-/* The fields after the callchain: only skipped, but they must be well formed. */
-static void skip_tail(struct cursor *c, const struct perf_event_attr *attr)
+/* PERF_SAMPLE_RAW: u32 size, then the record; the two padded to 8 bytes. */
+static void take_raw(struct cursor *c, struct pd_sample *s)
+{
+	uint32_t size;
+
+	if (c->end - c->p < 4) {
+		c->bad = true;
+		return;
+	}
+	memcpy(&size, c->p, 4);
+	s->raw = c->p + 4;
+	s->raw_size = size;
+	skip_bytes(c, (4 + (uint64_t)size + 7) & ~7ULL);
+}
+
+/* The fields after the callchain: the raw record kept, the rest only skipped. */
+static void skip_tail(struct cursor *c, const struct perf_event_attr *attr,
+		      struct pd_sample *s)
 {
 	uint64_t t = attr->sample_type;
 
-	if (t & PERF_SAMPLE_RAW) {
-		uint32_t size;
-
-		if (c->end - c->p < 4) {
-			c->bad = true;
-			return;
-		}
-		memcpy(&size, c->p, 4);
-		/* u32 size + data is padded to 8 bytes by the kernel. */
-		skip_bytes(c, (4 + (uint64_t)size + 7) & ~7ULL);
-	}
+	if (t & PERF_SAMPLE_RAW)
+		take_raw(c, s);
 	if (t & PERF_SAMPLE_BRANCH_STACK)
 		skip_branch_stack(c, attr);
 	if (t & PERF_SAMPLE_REGS_USER)
@@ -243,7 +250,7 @@ int pd_parse_sample_slow(const struct pd_file *f, const struct perf_event_header
 		else
 			skip_bytes(&c, s->nr_callchain * 8);
 	}
-	skip_tail(&c, attr);
+	skip_tail(&c, attr, s);
 	if (c.bad)
 		return bad_record(f, ev, "sample shorter than its sample_type says", err);
 	return 0;

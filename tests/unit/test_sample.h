@@ -20,4 +20,18 @@ struct test_sample {
 	uint64_t period;
 };
 
+/* A tracepoint sample: SAMPLE_TYPE and PERF_SAMPLE_RAW, 4 + 60 bytes padded to 8. */
+#define RAW_SAMPLE_TYPE (SAMPLE_TYPE | PERF_SAMPLE_RAW)
+
+struct test_raw_sample {
+	struct perf_event_header h;
+	uint64_t id, ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu, res;
+	uint64_t period;
+	uint32_t raw_size;
+	uint8_t raw[60];
+};
+
 #endif

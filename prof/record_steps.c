@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "record_steps.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "evsetup.h"
+
+volatile sig_atomic_t record_stop_requested;
+
+static void on_signal(int sig)
+{
+	record_stop_requested = 1;
+}
+
+void record_catch_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+uint64_t record_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* The command waits on a pipe until the events are open, then execs. */
+pid_t record_start_command(char **argv, int *go_fd)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char c;
+
+		close(fds[1]);
+		if (read(fds[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		fprintf(stderr, "kvmprof: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fds[0]);
+	*go_fd = fds[1];
+	return pid;
+}
+
+void record_set_features(struct pd_writer *w, int argc, char **argv, size_t nr_cpus)
+{
+	struct utsname u;
+	char full[] = "kvmprof";
+	char **args = calloc((size_t)argc + 1, sizeof(char *));
+
+	if (uname(&u) == 0) {
+		pd_writer_set_string(w, PD_FEAT_HOSTNAME, u.nodename);
+		pd_writer_set_string(w, PD_FEAT_OSRELEASE, u.release);
+		pd_writer_set_string(w, PD_FEAT_ARCH, u.machine);
+	}
+	pd_writer_set_string(w, PD_FEAT_VERSION, KVMPROF_VERSION);
+	pd_writer_set_nrcpus(w, (uint32_t)sysconf(_SC_NPROCESSORS_CONF),
+			     (uint32_t)nr_cpus);
+	if (args) {
+		args[0] = full;
+		for (int i = 0; i < argc; i++)
+			args[i + 1] = argv[i];
+		pd_writer_set_cmdline(w, argc + 1, args);
+		free(args);
+	}
+}
+
+int record_open_output(struct record_state *rs, const char *path, struct evlist *el,
+		       struct kp_err *err)
+{
+	int ret = pd_writer_create(path, &rs->writer, err);
+	struct pd_evsel *evs = NULL;
+
+	/* Without the guest context bit: it is stripped from every sample. */
+	if (!ret && evsetup_file_evsels(el, &evs))
+		ret = kp_errorf(err, ENOMEM, "out of memory");
+	for (size_t e = 0; !ret && e < el->nr_evsels; e++)
+		if (pd_writer_add_evsel(rs->writer, &evs[e].attr, evs[e].name, evs[e].ids,
+					evs[e].nr_ids))
+			ret = kp_errorf(err, ENOMEM, "out of memory");
+	free(evs);
+	return ret ? ret : pd_writer_begin_data(rs->writer, err);
+}
+
+static int child_done(pid_t child, int *status)
+{
+	return child > 0 && waitpid(child, status, WNOHANG) == child;
+}
+
+int record_loop(struct record_state *rs, struct evlist *el, pid_t child,
+		int *child_status, uint64_t deadline_ns)
+{
+	long n;
+
+	while (!record_stop_requested) {
+		if (child_done(child, child_status))
+			break;
+		if (deadline_ns && record_now_ns() >= deadline_ns)
+			break;
+		evlist_poll(el, 100);
+		n = evlist_drain(el, record_state_on_record, rs);
+		if (n < 0)
+			return (int)n;
+		if (n > 0 && record_state_finish_round(rs))
+			return -EIO;
+	}
+	evlist_disable(el);
+	n = evlist_drain(el, record_state_on_record, rs);
+	return n < 0 ? (int)n : record_state_finish_round(rs);
+}

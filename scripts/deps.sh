@@ -11,7 +11,7 @@ PACKAGES=(
 	qemu-system-x86 qemu-utils linux-source-6.12 busybox-static
 	bc bison flex libssl-dev cpio kmod xz-utils zstd lz4 libcmocka-dev
 	linux-perf util-linux procps file time libiberty-dev lzop bzip2
-	selinux-policy-default systemd
+	selinux-policy-default systemd tmux jq python3
 )
 
 missing=()

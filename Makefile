@@ -21,6 +21,12 @@ say = @printf '  %-6s %s\n'
 endif
 export KVMPROF_CACHE
 
+# The release: VERSION is its one source. version.c alone is built with it,
+# for kvmprof --version, guestfs-mount --version and the perf.data VERSION
+# feature record writes; the Debian package checks its changelog against it.
+VERSION := $(shell cat VERSION)
+VERSION_DEF = -DKP_VERSION='"$(VERSION)"'
+
 CC      ?= cc
 CLANG   ?= clang
 SANITIZE ?= 0
@@ -84,6 +90,10 @@ $(BUILD)/mount-obj/%.o: guestfs-mount/%.c
 	@mkdir -p $(dir $@)
 	$(say) CC $<
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# Only version.o is built with the release, so a new one rebuilds one file.
+$(BUILD)/lib/base/version.o: ALL_CFLAGS += $(VERSION_DEF)
+$(BUILD)/lib/base/version.o: VERSION
 
 $(LIBKVMPROF): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -157,7 +167,7 @@ $(BUILD)/tinyvm/payload.map: $(BUILD)/tinyvm/payload.elf
 	$(Q)nm -n $< | grep -v ' [aA] ' >$@
 
 # libFuzzer targets: clang, each linked with the library sources built for fuzzing.
-FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -g -O1 -Ilib \
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -g -O1 -Ilib $(VERSION_DEF) \
 	      $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined -Wall -Wextra -Werror \
 	      -Wno-unused-parameter
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC)

@@ -43,6 +43,17 @@ caught() { ! verify_clean "$1" >/dev/null; }
 check "systemd-analyze verify: a misspelt key and a bad value are caught" \
 	caught "$TMP/units/bad.service"
 
+# make install's unit: the shipped one, with the binary under the prefix.
+gen_unit() {
+	make -s -C "$REPO" BUILD="$BUILD" PREFIX=/opt/kp "$BUILD/guestfs-mount.service" &&
+		diff <(sed 's|/usr/sbin/guestfs-mount|/opt/kp/sbin/guestfs-mount|g' "$UNIT") \
+			"$BUILD/guestfs-mount.service" &&
+		grep -qx 'ExecStart=/opt/kp/sbin/guestfs-mount -f -c /etc/kvmprof/guests.conf' \
+			"$BUILD/guestfs-mount.service"
+}
+check "make install's unit runs PREFIX/sbin/guestfs-mount" gen_unit
+make -s -C "$REPO" BUILD="$BUILD" "$BUILD/guestfs-mount.service" >/dev/null 2>&1
+
 # Every hardening line, exactly: removing or weakening one fails here.
 has() { grep -qxF -- "$1" "$UNIT"; }
 for line in \

@@ -36,8 +36,10 @@ static void symbols_usage(FILE *out)
 		"Without --lookup the table is printed in kallsyms format, at runtime\n"
 		"addresses when a slide is given.\n\n"
 		"  -s, --slide=HEX        KASLR slide to add to every address\n"
-		"  -a, --anchor=SYM=ADDR  the slide that puts symbol SYM at runtime ADDR\n"
-		"  -i, --info             the source, symbol count, build-id and text range\n"
+		"  -a, --anchor=SYM=ADDR  the slide that puts symbol SYM at runtime "
+		"ADDR\n"
+		"  -i, --info             the source, symbol count, build-id and text "
+		"range\n"
 		"  -l, --lookup ADDR...   the symbol and offset of each runtime ADDR\n");
 }
 

@@ -5,6 +5,8 @@
 #   make unit     the same for the unit tests only
 #   make demo     install what is missing, build, run the main job on a default
 #   make check SANITIZE=1   unit tests under ASan + UBSan
+#   make install  kvmprof, guestfs-mount, their unit, man pages, completion,
+#                 examples (PREFIX=/usr/local, DESTDIR); make uninstall
 #
 # Slow artifacts (kernel build, libguestfs appliance, Debian kernel packages,
 # disk images) are cached outside the repository in $(KVMPROF_CACHE), keyed by
@@ -20,6 +22,12 @@ Q = @
 say = @printf '  %-6s %s\n'
 endif
 export KVMPROF_CACHE
+
+# The release: VERSION is its one source. version.c alone is built with it,
+# for kvmprof --version, guestfs-mount --version and the perf.data VERSION
+# feature record writes; the Debian package checks its changelog against it.
+VERSION := $(shell cat VERSION)
+VERSION_DEF = -DKP_VERSION='"$(VERSION)"'
 
 CC      ?= cc
 CLANG   ?= clang
@@ -40,7 +48,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lbz2 -llzo2 -libert
 WARN    = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	  -Wno-unused-parameter
 CFLAGS ?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) $(CFLAGS) \
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) $(CPPFLAGS) $(CFLAGS) \
 	     $(SANFLAGS) -Ilib -Iprof $(PKG_CFLAGS) -MMD -MP
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 
@@ -70,10 +78,13 @@ TINYVM := $(BUILD)/tinyvm/tinyvmm $(BUILD)/tinyvm/payload.elf $(BUILD)/tinyvm/pa
 	  $(BUILD)/guestctx/guestctx-check $(BUILD)/guestctx/kvm-guest-regs
 
 .PHONY: all deps check unit integration fuzz demo bench clean kernel appliance \
-	format policy
+	format policy programs install uninstall FORCE
 .DEFAULT_GOAL := all
 
-all: $(PROGRAMS) $(UNIT_BIN) $(BENCH_BIN) $(TINYVM)
+all: programs $(UNIT_BIN) $(BENCH_BIN) $(TINYVM)
+
+# What make install installs, and nothing the tests alone need.
+programs: $(PROGRAMS) $(BUILD)/guestfs-mount.service
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -84,6 +95,10 @@ $(BUILD)/mount-obj/%.o: guestfs-mount/%.c
 	@mkdir -p $(dir $@)
 	$(say) CC $<
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# Only version.o is built with the release, so a new one rebuilds one file.
+$(BUILD)/lib/base/version.o: ALL_CFLAGS += $(VERSION_DEF)
+$(BUILD)/lib/base/version.o: VERSION
 
 $(LIBKVMPROF): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -158,7 +173,7 @@ $(BUILD)/tinyvm/payload.map: $(BUILD)/tinyvm/payload.elf
 	$(Q)nm -n $< | grep -v ' [aA] ' >$@
 
 # libFuzzer targets: clang, each linked with the library sources built for fuzzing.
-FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -g -O1 -Ilib \
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -g -O1 -Ilib $(VERSION_DEF) \
 	      $(PKG_CFLAGS) -fsanitize=fuzzer,address,undefined -Wall -Wextra -Werror \
 	      -Wno-unused-parameter
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIB_SRC)
@@ -223,5 +238,92 @@ format:
 
 clean:
 	rm -rf build build-san
+	@$(MAKE) --no-print-directory -C policy clean
+
+# --- install --------------------------------------------------------------------
+#
+#   make install [PREFIX=/usr/local] [DESTDIR=]     make uninstall (the same)
+#
+# The programs' built-in paths (/etc/kvmprof, /var/lib/guests, the cache) do
+# not move with PREFIX: they are in lib/guest/layout.h.
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+# guestfs-mount is a daemon only root runs.
+SBINDIR     ?= $(PREFIX)/sbin
+MANDIR      ?= $(PREFIX)/share/man
+DOCDIR      ?= $(PREFIX)/share/doc/kvmprof
+EXAMPLEDIR  ?= $(DOCDIR)/examples
+SELINUXDIR  ?= $(PREFIX)/share/selinux/packages
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSCONFDIR  ?= /etc
+# systemd's own folder for /usr (Debian 12: /lib/systemd/system); else the
+# prefix's, which systemd reads for /usr/local.
+ifeq ($(PREFIX),/usr)
+UNITDIR ?= $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
+else
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+endif
+
+# Every page in man/ is built and installed: a new command's page is one file.
+MAN_PAGES   := $(sort $(wildcard man/*.[1-8]))
+COMPLETIONS := completion/kvmprof completion/guestfs-mount
+EXAMPLES    := guestfs-mount/guests.conf policy/access.conf
+DOCS        := README.md ARCHITECTURE.md SECURITY.md
+# Installed into $(SYSCONFDIR)/kvmprof only when absent: never over an
+# administrator's file. guests.conf is not: the example's guests are not
+# this host's, and the unit starts only once a guests.conf exists.
+CONFS       := policy/access.conf
+SELINUX_PP  := policy/kvmprof.pp
+
+man_dest = $(MANDIR)/man$(patsubst .%,%,$(suffix $(1)))/$(notdir $(1))
+# Every file install may write (the SELinux module when it was built).
+INSTALLED = $(BINDIR)/kvmprof $(SBINDIR)/guestfs-mount $(UNITDIR)/guestfs-mount.service \
+	    $(foreach p,$(MAN_PAGES),$(call man_dest,$(p))) \
+	    $(addprefix $(BASHCOMPDIR)/,$(notdir $(COMPLETIONS))) \
+	    $(addprefix $(EXAMPLEDIR)/,$(notdir $(EXAMPLES))) \
+	    $(addprefix $(DOCDIR)/,$(DOCS) README.guestfs-mount.md README.policy.md) \
+	    $(SELINUXDIR)/kvmprof.pp
+
+# The paths generated files name, rewritten only when they change: building
+# for one PREFIX and installing for another regenerates the unit.
+$(BUILD)/install-paths: FORCE
+	@mkdir -p $(dir $@)
+	@echo 'SBINDIR=$(SBINDIR)' >$@.new
+	@cmp -s $@.new $@ && rm -f $@.new || mv -f $@.new $@
+
+# The unit as shipped names /usr/sbin/guestfs-mount; this one names SBINDIR.
+$(BUILD)/guestfs-mount.service: guestfs-mount/guestfs-mount.service $(BUILD)/install-paths
+	$(say) GEN $@
+	$(Q)sed 's|/usr/sbin/guestfs-mount|$(SBINDIR)/guestfs-mount|g' $< >$@
+
+install: programs
+	install -D -m 0755 $(KVMPROF) $(DESTDIR)$(BINDIR)/kvmprof
+	install -D -m 0755 $(GUESTFS_MOUNT) $(DESTDIR)$(SBINDIR)/guestfs-mount
+	install -D -m 0644 $(BUILD)/guestfs-mount.service \
+		$(DESTDIR)$(UNITDIR)/guestfs-mount.service
+	set -e; for p in $(MAN_PAGES); do \
+		install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/}; done
+	set -e; for f in $(COMPLETIONS); do \
+		install -D -m 0644 $$f $(DESTDIR)$(BASHCOMPDIR)/$${f##*/}; done
+	set -e; for f in $(EXAMPLES); do \
+		install -D -m 0644 $$f $(DESTDIR)$(EXAMPLEDIR)/$${f##*/}; done
+	set -e; for f in $(DOCS); do install -D -m 0644 $$f $(DESTDIR)$(DOCDIR)/$$f; done
+	install -D -m 0644 guestfs-mount/README.md $(DESTDIR)$(DOCDIR)/README.guestfs-mount.md
+	install -D -m 0644 policy/README.md $(DESTDIR)$(DOCDIR)/README.policy.md
+	if [ -f $(SELINUX_PP) ]; then \
+		install -D -m 0644 $(SELINUX_PP) $(DESTDIR)$(SELINUXDIR)/kvmprof.pp; fi
+	set -e; for f in $(CONFS); do t=$(DESTDIR)$(SYSCONFDIR)/kvmprof/$${f##*/}; \
+		[ -e $$t ] || install -D -m 0644 $$f $$t; done
+
+# Removes what install wrote; a configuration file only while it is still the
+# one shipped, and folders of kvmprof's own only when they are empty.
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	for f in $(CONFS); do t=$(DESTDIR)$(SYSCONFDIR)/kvmprof/$${f##*/}; \
+		! cmp -s $$f $$t || rm -f $$t; done
+	for d in $(EXAMPLEDIR) $(DOCDIR) $(SYSCONFDIR)/kvmprof; do \
+		[ ! -d $(DESTDIR)$$d ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$$d; done
+
+FORCE:
 
 -include $(LIB_OBJ:.o=.d) $(PROF_OBJ:.o=.d) $(MOUNT_OBJ:.o=.d) $(UNIT_BIN:=.d) $(BENCH_BIN:=.d)

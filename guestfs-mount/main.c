@@ -39,7 +39,8 @@ static void usage(FILE *out)
 		"usage: guestfs-mount [-c CONFIG] [--policy FILE] [--cache DIR] [-f] "
 		"[-d]\n"
 		"                     [--refresh] [-o FUSE_OPTIONS] [MOUNTPOINT]\n"
-		"       guestfs-mount --check [--policy FILE] [CONFIG]\n\n"
+		"       guestfs-mount --check [--policy FILE] [CONFIG]\n"
+		"       guestfs-mount --version\n\n"
 		"Serve every guest listed in CONFIG (default %s) under MOUNTPOINT\n"
 		"(default %s): <guest>/kallsyms, System.map, vmlinux, modules, config,\n"
 		"version, build-id, info, info.json, kernels/<version>/, "
@@ -58,7 +59,8 @@ static void usage(FILE *out)
 		"      --refresh       inspect every guest again, ignoring the cache\n"
 		"  -o OPTIONS          extra FUSE mount options\n"
 		"      --check         validate CONFIG and the policy and exit: 0 when "
-		"valid\n",
+		"valid\n"
+		"      --version       print the version and exit\n",
 		GUESTS_CONF_DEFAULT, GUEST_MOUNT_DEFAULT, AP_DEFAULT_PATH,
 		GM_DEFAULT_CACHE);
 }
@@ -74,6 +76,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"check", no_argument, NULL, 'k'},
 		{"refresh", no_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{0},
 	};
 	int c;
@@ -106,6 +109,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'h':
 			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("guestfs-mount %s\n", kp_version);
 			exit(0);
 		default:
 			usage(stderr);

@@ -54,6 +54,7 @@ static void record_usage(FILE *out)
 		"perf.data.guest)\n"
 		"      --host --guest both              (default output perf.data.kvm)\n"
 		"  -o, --output     output file (default perf.data)\n"
+		"  -q, --quiet      no summary, no warnings\n"
 		"      --guestkallsyms FILE  a running guest's /proc/kallsyms: records "
 		"where\n"
 		"                   its kernel runs (as perf kvm record does), for every "

@@ -34,7 +34,13 @@ static void symbols_usage(FILE *out)
 		"module\n"
 		"(.ko, .ko.xz, .ko.zst, .ko.gz) or a compressed kernel image (vmlinuz).\n"
 		"Without --lookup the table is printed in kallsyms format, at runtime\n"
-		"addresses when a slide is given.\n");
+		"addresses when a slide is given.\n\n"
+		"  -s, --slide=HEX        KASLR slide to add to every address\n"
+		"  -a, --anchor=SYM=ADDR  the slide that puts symbol SYM at runtime "
+		"ADDR\n"
+		"  -i, --info             the source, symbol count, build-id and text "
+		"range\n"
+		"  -l, --lookup ADDR...   the symbol and offset of each runtime ADDR\n");
 }
 
 static int parse_u64(const char *s, uint64_t *v)

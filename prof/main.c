@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "builtin.h"
+#include "base/base.h"
 
 struct command {
 	const char *name;
@@ -24,7 +25,8 @@ static const struct command commands[] = {
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: kvmprof COMMAND [ARGS]\n\ncommands:\n");
+	fprintf(out, "usage: kvmprof COMMAND [ARGS]\n"
+		     "       kvmprof --version\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(out, "\nkvmprof COMMAND --help shows a command's options.\n");
@@ -39,6 +41,10 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("%s\n", kp_version_line);
 		return 0;
 	}
 	/* Until the stat command dispatches its exits subcommand itself. */

@@ -12,8 +12,6 @@
 #include "perf/perf.h"
 #include "base/base.h"
 
-#define KVMPROF_VERSION "kvmprof 0.1"
-
 struct record_state {
 	struct pd_writer *writer;
 	struct synth synth;

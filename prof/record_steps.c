@@ -71,7 +71,7 @@ void record_set_features(struct pd_writer *w, int argc, char **argv, size_t nr_c
 		pd_writer_set_string(w, PD_FEAT_OSRELEASE, u.release);
 		pd_writer_set_string(w, PD_FEAT_ARCH, u.machine);
 	}
-	pd_writer_set_string(w, PD_FEAT_VERSION, KVMPROF_VERSION);
+	pd_writer_set_string(w, PD_FEAT_VERSION, kp_version_line);
 	pd_writer_set_nrcpus(w, (uint32_t)sysconf(_SC_NPROCESSORS_CONF),
 			     (uint32_t)nr_cpus);
 	if (args) {

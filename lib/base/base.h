@@ -4,7 +4,8 @@
  * plus a message for the user (err.h), bounded file reads and mappings
  * (fileio.h), an arena and a hash map, huge-page backed tables, the
  * sanitizing of untrusted strings before they reach a terminal or a log,
- * and whether a path root relies on can be changed by others (pathtrust.h).
+ * whether a path root relies on can be changed by others (pathtrust.h), and
+ * the release (version.h).
  */
 #ifndef KVMPROF_BASE_H
 #define KVMPROF_BASE_H
@@ -16,5 +17,6 @@
 #include "hugepages.h"
 #include "pathtrust.h"
 #include "sanitize.h"
+#include "version.h"
 
 #endif

@@ -53,7 +53,7 @@ echo "inspected: $rc after $(echo "$(date +%s.%N) - $t0" | bc) s" >>status
 qemu-system-x86_64 -accel kvm -cpu host -M pc -m 256M -smp 1 -nographic -no-reboot \
 	-name l2,debug-threads=on \
 	-nic none -kernel "$VMLINUZ" -initrd "$INITRD" \
-	-append 'console=ttyS0 quiet panic=-1 workload=30' \
+	-append 'console=ttyS0 quiet panic=-1 workload=60' \
 	-drive "file=$DISK,format=qcow2,readonly=on,if=virtio" \
 	-device virtio-serial-pci -chardev file,id=ks,path=l2-kallsyms \
 	-device virtserialport,chardev=ks,name=ks >l2-console.log 2>&1 &
@@ -85,6 +85,33 @@ echo "perf-report: $?" >>status
 	>kvmprof-gm-report.txt 2>&1
 echo "kvmprof-report: $?" >>status
 kill -0 $qemu 2>/dev/null && echo "l2-alive-after-report: yes" >>status
+
+# kvmprof top on a terminal (tmux), guest symbols through the mount by the
+# guest's name: the screen is saved while it runs, then q, then the
+# terminal's modes are shown in the same pane.
+export TMUX_TMPDIR=/tmp
+tmux new-session -d -s top -x 150 -y 45 "bash --norc --noprofile"
+tmux send-keys -t top "$BUILD/kvmprof top -d 2 --guests-conf gm.conf --guestmount $MNT; echo top-exit=\$?" Enter
+sleep 9
+tmux capture-pane -t top -p >top-screen.txt
+tmux send-keys -t top q
+sleep 2
+tmux send-keys -t top "stty -a | tr ' ' '\n' | grep -xE -- '-?(icanon|echo)'" Enter
+sleep 1
+tmux capture-pane -t top -p >top-after.txt
+tmux kill-server
+kill -0 $qemu 2>/dev/null && echo "l2-alive-after-top: yes" >>status
+
+# VM exits of the same guest: kvmprof stat exits records, and both it and
+# perf kvm stat report the one file.
+"$BUILD/kvmprof" stat exits record -o exits.data --guests-conf gm.conf -- sleep 3 \
+	>exits-record.out 2>&1
+echo "exits-record: $?" >>status
+perf kvm stat report -i exits.data --event=vmexit >perf-exits-vmexit.txt 2>&1
+echo "perf-exits-report: $?" >>status
+"$BUILD/kvmprof" stat exits report -i exits.data --guestmount "$MNT" >kvmprof-exits.txt 2>&1
+echo "kvmprof-exits-report: $?" >>status
+kill -0 $qemu 2>/dev/null && echo "l2-alive-after-exits: yes" >>status
 kill $qemu 2>/dev/null
 wait $qemu
 kill -TERM $gm

@@ -22,24 +22,7 @@ void record_state_init(struct record_state *rs, bool host, bool guest)
 int record_state_load_guests(struct record_state *rs, const char *path, bool required,
 			     struct kp_err *err)
 {
-	int ret;
-
-	ret = gm_config_load(path, &rs->conf, err);
-	if (!ret)
-		ret = guest_idents_of(&rs->conf, &rs->idents);
-	if (!ret)
-		ret = guest_trust_of(&rs->conf, &rs->trust, err);
-	if (ret) {
-		gm_config_release(&rs->conf);
-		memset(&rs->conf, 0, sizeof(rs->conf));
-		free(rs->idents);
-		rs->idents = NULL;
-		if (ret == -ENOENT && !required) {
-			memset(err, 0, sizeof(*err));
-			return guest_trust_of(&rs->conf, &rs->trust, err);
-		}
-	}
-	return ret;
+	return guest_namer_load(&rs->names, path, required, err);
 }
 
 /* Remember each file a user mapping names (MMAP and MMAP2 records). */
@@ -147,8 +130,7 @@ static int note_guest(struct record_state *rs, int pid, const struct guest_ctx *
 		 * process calling itself web1 would have the report read web1's
 		 * symbols for its samples: it stays unnamed.
 		 */
-		if (!guest_name_of_vmm(pid, rs->idents, rs->conf.nr_guests, &rs->trust,
-				       name, sizeof(name)))
+		if (!guest_namer_name(&rs->names, pid, name, sizeof(name)))
 			snprintf(g->name, sizeof(g->name), "%s", name);
 	}
 	if (ctx && ctx->lstar)
@@ -357,6 +339,5 @@ void record_state_release(struct record_state *rs)
 		if (rs->mapped.keys[i])
 			free(rs->mapped.vals[i]);
 	hashmap_release(&rs->mapped);
-	free(rs->idents);
-	gm_config_release(&rs->conf);
+	guest_namer_release(&rs->names);
 }

@@ -24,9 +24,7 @@ struct record_state {
 	uint64_t lost;	  /* PERF_RECORD_LOST: samples the kernel could not deliver */
 	uint64_t lost_records;
 	struct kvmfeat guests;	    /* QEMU processes seen running guest code */
-	struct gm_config conf;	    /* guests.conf, to name guests by their disks */
-	struct guest_ident *idents; /* its guests' disks, by device and inode */
-	struct guest_trust trust;   /* whose QEMUs may name a guest by -name */
+	struct guest_namer names;   /* guests.conf's disks, and whose -name counts */
 	bool guest_ctx;		    /* samples end with a struct perf_sample_guest_ctx */
 	char ctx_why[160];	    /* without guest_ctx: why not (guestctx_explain) */
 	struct guestctx_table ctx;

@@ -19,6 +19,7 @@
 #include "perf/perf.h"
 #include "guest/guest.h"
 #include "record_state.h"
+#include "workload.h"
 #include "ksym/ksym.h"
 
 struct record_opts {
@@ -229,31 +230,6 @@ static int add_events(const struct record_opts *o, struct evlist *el, struct kp_
 	return ret;
 }
 
-/* The command waits on a pipe until the events are open, then execs. */
-static pid_t start_command(char **argv, int *go_fd)
-{
-	int fds[2];
-	pid_t pid;
-
-	if (pipe(fds))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		char c;
-
-		close(fds[1]);
-		if (read(fds[0], &c, 1) != 1)
-			_exit(127);
-		execvp(argv[0], argv);
-		fprintf(stderr, "kvmprof record: cannot run %s: %s\n", argv[0],
-			strerror(errno));
-		_exit(127);
-	}
-	close(fds[0]);
-	*go_fd = fds[1];
-	return pid;
-}
-
 static void set_features(struct pd_writer *w, int argc, char **argv, size_t nr_cpus)
 {
 	struct utsname u;
@@ -439,8 +415,9 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 	struct evlist el;
 	struct kp_err err = {0};
 	const char *path = o->output ? o->output : default_output(o);
+	struct workload wl = {.pid = -1, .go_fd = -1, .err_fd = -1};
 	pid_t child = -1, target = o->pid;
-	int go_fd = -1, status = 0, ret;
+	int status = 0, ret;
 
 	record_state_init(&rs, o->host, o->guest);
 	evlist_init(&el, o->mmap_pages ? o->mmap_pages : 128);
@@ -448,11 +425,8 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 	if (!ret)
 		ret = add_events(o, &el, &err);
 	if (!ret && o->command) {
-		child = start_command(o->command, &go_fd);
-		if (child < 0)
-			ret = kp_errorf(&err, errno, "cannot start %s: %s", o->command[0],
-					strerror(errno));
-		target = child;
+		ret = workload_prepare(o->command, &wl, &err);
+		child = target = wl.pid;
 	}
 	if (!ret)
 		request_guest_ctx(&rs, &el);
@@ -469,11 +443,9 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 	}
 	if (!ret && evlist_enable(&el))
 		ret = kp_errorf(&err, errno, "cannot enable events: %s", strerror(errno));
-	if (go_fd >= 0) {
-		if (!ret && write(go_fd, "g", 1) != 1)
-			ret = kp_errorf(&err, errno, "cannot start the command");
-		close(go_fd);
-	}
+	if (!ret && child > 0)
+		ret = workload_start(&wl, &err);
+	workload_release(&wl);
 	if (!ret)
 		ret = record_loop(&rs, &el, child, &status);
 	if (!ret) {

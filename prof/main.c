@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "show where the time went, guest functions named" },
 	{ "symbols", cmd_symbols, "print or look up any kernel file's symbol table" },
 	{ "guests", cmd_guests, "list running guests: name, vCPUs, disks, kernel, slide" },
+	{ "stat", cmd_stat, "count events, host and guest apart, per guest" },
 };
 
 static void usage(FILE *out)

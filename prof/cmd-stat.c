@@ -101,13 +101,14 @@ static void stat_usage(FILE *out)
 		"counted.\n");
 }
 
-static int parse_ulong(const char *s, unsigned long *v)
+/* -I: whole milliseconds, from 10 ms (as perf stat) to an hour. */
+static int parse_interval_ms(const char *s, unsigned long *ms)
 {
 	char *end;
 
 	errno = 0;
-	*v = strtoul(s, &end, 10);
-	return errno || end == s || *end ? -EINVAL : 0;
+	*ms = strtoul(s, &end, 10);
+	return errno || end == s || *end || *ms < 10 || *ms > 3600000 ? -EINVAL : 0;
 }
 
 static int check_target(const struct stat_opts *o)
@@ -142,7 +143,6 @@ static int parse_stat_args(int argc, char **argv, struct stat_opts *o)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	unsigned long v;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "+ap:e:I:x:h", longopts, NULL)) != -1) {
@@ -151,17 +151,16 @@ static int parse_stat_args(int argc, char **argv, struct stat_opts *o)
 			o->system_wide = true;
 			break;
 		case 'p':
-			if (parse_ulong(optarg, &v) || !v || v > 0x3fffffff)
+			o->pid = guest_parse_pid(optarg);
+			if (o->pid <= 0)
 				goto bad;
-			o->pid = (pid_t)v;
 			break;
 		case 'e':
 			o->events = optarg;
 			break;
 		case 'I':
-			if (parse_ulong(optarg, &v) || v < 10 || v > 3600000)
+			if (parse_interval_ms(optarg, &o->interval_ms))
 				goto bad;
-			o->interval_ms = v;
 			break;
 		case 'x':
 			o->sep = optarg;

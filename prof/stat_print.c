@@ -36,10 +36,24 @@ static struct stat_row *add_row(struct rows *rows, const struct stat_event *ev,
 }
 
 /*
+ * Does this machine have the event's part at all? A guest whose vCPU
+ * threads were all gone opened nothing, and so never found out.
+ */
+static bool part_supported(const struct stat_report *r, const struct stat_event *ev,
+			   enum stat_split split)
+{
+	for (size_t i = 0; i < r->nr_counters; i++)
+		if (r->counters[i].event == ev && r->counters[i].split == split)
+			return !r->counters[i].unsupported;
+	return true;
+}
+
+/*
  * A software event's guest part, from the vCPU threads of every guest: the
  * kernel does not split the event itself (stat_events.h).
  */
-static void add_vcpu_row(struct rows *rows, const struct stat_event *ev, size_t e,
+static void add_vcpu_row(const struct stat_report *r, struct rows *rows,
+			 const struct stat_event *ev, size_t e,
 			 const struct stat_guest *g, size_t ng)
 {
 	struct stat_row *row = add_row(rows, ev, STAT_SPLIT_VCPU, NULL);
@@ -47,7 +61,7 @@ static void add_vcpu_row(struct rows *rows, const struct stat_event *ev, size_t 
 	if (!row)
 		return;
 	row->supported = false;
-	for (size_t i = 0; i < ng; i++) {
+	for (size_t i = 0; i < ng && part_supported(r, ev, STAT_SPLIT_ALL); i++) {
 		row->supported |= g[i].supported[e];
 		stat_reading_add(&row->reading, &g[i].sums[e]);
 	}
@@ -72,7 +86,7 @@ static int add_target_rows(struct stat_report *r, struct rows *rows,
 		if (ret)
 			return ret;
 		if (last_of_event && c->event->software && ng)
-			add_vcpu_row(rows, c->event, e, g, ng);
+			add_vcpu_row(r, rows, c->event, e, g, ng);
 	}
 	return 0;
 }
@@ -90,7 +104,10 @@ static void add_guest_rows(struct stat_report *r, struct rows *rows,
 
 			if (!row)
 				return;
-			row->supported = g[i].supported[e];
+			row->supported = g[i].supported[e] &&
+					 part_supported(r, ev,
+							ev->software ? STAT_SPLIT_ALL
+								     : STAT_SPLIT_GUEST);
 			row->reading = g[i].sums[e];
 		}
 	}

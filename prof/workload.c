@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -13,17 +14,26 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-/* In the child: wait for the go, exec, and report a failed exec's errno. */
-_Noreturn static void run_child(char **argv, int go_fd, int err_fd)
+/*
+ * In the child: wait for the go, exec, and report a failed exec's errno.
+ * Only the parent may hold the go pipe's write end, or a parent that gives
+ * up would leave the child waiting for ever; the caller's signal handlers
+ * are the parent's business too.
+ */
+_Noreturn static void run_child(char **argv, int go[2], int ex[2])
 {
 	char c;
 	int e;
 
-	if (read(go_fd, &c, 1) != 1)
+	close(go[1]);
+	close(ex[0]);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (read(go[0], &c, 1) != 1)
 		_exit(127);
 	execvp(argv[0], argv);
 	e = errno;
-	if (write(err_fd, &e, sizeof(e)) != sizeof(e))
+	if (write(ex[1], &e, sizeof(e)) != sizeof(e))
 		_exit(126);
 	_exit(127);
 }
@@ -46,7 +56,7 @@ int workload_prepare(char **argv, struct workload *w, struct kp_err *err)
 	}
 	w->pid = fork();
 	if (w->pid == 0)
-		run_child(argv, go[0], ex[1]);
+		run_child(argv, go, ex);
 	close(go[0]);
 	close(ex[1]);
 	w->go_fd = go[1];

@@ -23,10 +23,10 @@ struct record_state {
 	uint64_t dropped; /* filtered out by --host / --guest */
 	uint64_t lost;	  /* PERF_RECORD_LOST: samples the kernel could not deliver */
 	uint64_t lost_records;
-	struct kvmfeat guests;	    /* QEMU processes seen running guest code */
-	struct guest_namer names;   /* guests.conf's disks, and whose -name counts */
-	bool guest_ctx;		    /* samples end with a struct perf_sample_guest_ctx */
-	char ctx_why[160];	    /* without guest_ctx: why not (guestctx_explain) */
+	struct kvmfeat guests;	  /* QEMU processes seen running guest code */
+	struct guest_namer names; /* guests.conf's disks, and whose -name counts */
+	bool guest_ctx;		  /* samples end with a struct perf_sample_guest_ctx */
+	char ctx_why[160];	  /* without guest_ctx: why not (guestctx_explain) */
 	struct guestctx_table ctx;
 	struct guestkmaps kmaps; /* each guest's kernel map, written on first sight */
 	struct hashmap mapped;	 /* files of user mappings, for the BUILD_ID feature */

@@ -8,6 +8,8 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_guests(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
+/* kvmprof stat exits ...: argv[0] is "exits". */
 int cmd_stat_exits(int argc, char **argv);
 
 #endif

@@ -8,7 +8,6 @@
  * guestfs-mount serves it, and its kernel and slide, or why they are
  * unknown. libguestfs appliances (guestfs-mount's own) are left out.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -94,63 +93,22 @@ static int parse_args(int argc, char **argv, struct guests_opts *o)
 }
 
 /* guests.conf: a missing default is fine, a broken or given one is not. */
-static int load_conf(const struct guests_opts *o, struct gm_config *cfg,
-		     struct guest_ident **ids, struct guest_trust *trust)
+static int load_conf(const struct guests_opts *o, struct guest_namer *names)
 {
 	const char *path = o->guests_conf ? o->guests_conf : GUESTS_CONF_DEFAULT;
 	struct kp_err err = {0};
-	int ret = gm_config_load(path, cfg, &err);
+	int ret = guest_namer_load(names, path, o->guests_conf != NULL, &err);
 
-	if (!ret)
-		ret = guest_idents_of(cfg, ids);
-	if (ret == -ENOENT && !o->guests_conf) {
-		gm_config_release(cfg);
-		memset(cfg, 0, sizeof(*cfg));
-		kp_err_clear(&err);
-		ret = 0;
-	}
-	if (!ret)
-		ret = guest_trust_of(cfg, trust, &err);
 	if (ret)
 		kp_err_print(stderr, "kvmprof guests", &err);
 	return ret;
 }
 
-static int by_pid(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* QEMU processes but libguestfs appliances, sorted; the count or -errno. */
-static int scan_qemus(pid_t *pids, size_t max, size_t *appliances)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	size_t n = 0;
-
-	if (!d)
-		return -errno;
-	while ((de = readdir(d)) && n < max) {
-		pid_t pid = guest_parse_pid(de->d_name);
-
-		if (pid <= 0 || !guest_is_qemu(pid))
-			continue;
-		if (vmproc_is_appliance(pid))
-			(*appliances)++;
-		else
-			pids[n++] = pid;
-	}
-	closedir(d);
-	qsort(pids, n, sizeof(*pids), by_pid);
-	return (int)n;
-}
-
 /* The guest's name, and what gave it. */
-static void name_of(pid_t pid, const struct guest_ident *ids, size_t nr_ids,
-		    const struct guest_trust *trust, struct guest_row *row)
+static void name_of(pid_t pid, const struct guest_namer *names, struct guest_row *row)
 {
+	const struct guest_ident *ids = names->idents;
+	size_t nr_ids = guest_namer_count(names);
 	int idx = guest_match_disk(pid, ids, nr_ids);
 	int ret;
 
@@ -159,7 +117,7 @@ static void name_of(pid_t pid, const struct guest_ident *ids, size_t nr_ids,
 		row->named_by = "its open disk";
 		return;
 	}
-	ret = guest_name_of_vmm(pid, ids, nr_ids, trust, row->name, sizeof(row->name));
+	ret = guest_namer_name(names, pid, row->name, sizeof(row->name));
 	if (!ret)
 		row->named_by = guest_match_name(pid, ids, nr_ids) >= 0
 					? "its -name, from a trusted account"
@@ -172,8 +130,7 @@ static void name_of(pid_t pid, const struct guest_ident *ids, size_t nr_ids,
 }
 
 static void describe(const struct guests_opts *o, pid_t pid,
-		     const struct guest_ident *ids, size_t nr_ids,
-		     const struct guest_trust *trust, struct guest_row *row)
+		     const struct guest_namer *names, struct guest_row *row)
 {
 	const char *mount = o->sym.mount ? o->sym.mount : GUEST_MOUNT_DEFAULT;
 	char path[GUESTSYMS_PATH_MAX];
@@ -184,7 +141,7 @@ static void describe(const struct guests_opts *o, pid_t pid,
 	row->readable = !vmproc_read(pid, &row->vm, &err);
 	if (!row->readable)
 		snprintf(row->why_unreadable, sizeof(row->why_unreadable), "%s", err.msg);
-	name_of(pid, ids, nr_ids, trust, row);
+	name_of(pid, names, row);
 	if (row->name[0]) {
 		snprintf(path, sizeof(path), "%s/%s", mount, row->name);
 		row->served = !stat(path, &st) && S_ISDIR(st.st_mode);
@@ -194,20 +151,18 @@ static void describe(const struct guests_opts *o, pid_t pid,
 
 static int list_guests(const struct guests_opts *o)
 {
-	struct guest_ident *ids = NULL;
-	struct guest_trust trust = {0};
-	struct gm_config cfg = {0};
+	struct guest_namer names = {0};
 	size_t appliances = 0;
 	pid_t *pids = calloc(MAX_VMS, sizeof(*pids));
 	struct guest_row *rows = NULL;
 	int n, ret;
 
-	ret = pids ? load_conf(o, &cfg, &ids, &trust) : -ENOMEM;
-	n = ret ? ret : scan_qemus(pids, MAX_VMS, &appliances);
+	ret = pids ? load_conf(o, &names) : -ENOMEM;
+	n = ret ? ret : vmproc_list_qemus(pids, MAX_VMS, &appliances);
 	if (n >= 0)
 		rows = calloc(n ? (size_t)n : 1, sizeof(*rows));
 	for (int i = 0; rows && i < n; i++)
-		describe(o, pids[i], ids, ids ? cfg.nr_guests : 0, &trust, &rows[i]);
+		describe(o, pids[i], &names, &rows[i]);
 	if (rows && o->json)
 		guests_print_json(stdout, rows, (size_t)n, o->sym.mount);
 	else if (rows)
@@ -217,8 +172,7 @@ static int list_guests(const struct guests_opts *o)
 	ret = n < 0 ? n : rows ? 0 : -ENOMEM;
 	free(rows);
 	free(pids);
-	free(ids);
-	gm_config_release(&cfg);
+	guest_namer_release(&names);
 	return ret;
 }
 

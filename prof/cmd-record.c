@@ -21,6 +21,7 @@
 #include "evsetup.h"
 #include "record_state.h"
 #include "record_steps.h"
+#include "workload.h"
 #include "ksym/ksym.h"
 
 struct record_opts {
@@ -252,8 +253,9 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 	struct evlist el;
 	struct kp_err err = {0};
 	const char *path = o->output ? o->output : default_output(o);
+	struct workload wl = {.pid = -1, .go_fd = -1, .err_fd = -1};
 	pid_t child = -1, target = o->pid;
-	int go_fd = -1, status = 0, ret;
+	int status = 0, ret;
 
 	o->ev.enable_on_exec = o->command != NULL;
 	record_state_init(&rs, o->ev.host, o->ev.guest);
@@ -262,11 +264,8 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 	if (!ret)
 		ret = evsetup_add_events(&o->ev, &el, &err);
 	if (!ret && o->command) {
-		child = record_start_command(o->command, &go_fd);
-		if (child < 0)
-			ret = kp_errorf(&err, errno, "cannot start %s: %s", o->command[0],
-					strerror(errno));
-		target = child;
+		ret = workload_prepare(o->command, &wl, &err);
+		child = target = wl.pid;
 	}
 	if (!ret && rs.want_guest)
 		rs.guest_ctx = evsetup_guest_ctx(&el, rs.ctx_why, sizeof(rs.ctx_why));
@@ -283,11 +282,9 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 	}
 	if (!ret && evlist_enable(&el))
 		ret = kp_errorf(&err, errno, "cannot enable events: %s", strerror(errno));
-	if (go_fd >= 0) {
-		if (!ret && write(go_fd, "g", 1) != 1)
-			ret = kp_errorf(&err, errno, "cannot start the command");
-		close(go_fd);
-	}
+	if (!ret && child > 0)
+		ret = workload_start(&wl, &err);
+	workload_release(&wl);
 	if (!ret)
 		ret = record_loop(&rs, &el, child, &status, 0);
 	if (!ret) {

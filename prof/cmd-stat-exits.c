@@ -47,7 +47,9 @@ static void usage(FILE *out, const char *sub)
 			"  on every CPU (default output perf.data.kvm), readable by\n"
 			"  perf kvm stat report too. Formats come from tracefs: "
 			"--tracefs, else\n"
-			"  /sys/kernel/tracing, else /sys/kernel/debug/tracing.\n");
+			"  /sys/kernel/tracing, else /sys/kernel/debug/tracing.\n"
+			"  -a records every process; with a command too, which then\n"
+			"  only says how long to record (as perf record -a -- CMD).\n");
 	else
 		fprintf(out,
 			"usage: kvmprof stat exits %s [--event vmexit|mmio|ioport|msr]\n"
@@ -107,6 +109,7 @@ static int take_option(struct exits_opts *o, int c, const char *arg)
 
 	switch (c) {
 	case 'a':
+		o->rec.system_wide = true;
 		return 0;
 	case 'q':
 		o->rec.quiet = true;

@@ -15,6 +15,7 @@
 #include "perf/tracingdata.h"
 #include "record_state.h"
 #include "record_steps.h"
+#include "workload.h"
 
 /* perf kvm stat record's events, entry first (it carries COMM and FORK records). */
 static const char *const kvm_events[] = {"kvm_entry", "kvm_exit", "kvm_mmio", "kvm_pio",
@@ -180,15 +181,18 @@ static int record_into(struct record_state *rs, struct evlist *el,
 		       struct tracefs_files *tf, const struct exits_record_opts *o,
 		       const char *path, int argc, char **argv, struct kp_err *err)
 {
+	struct workload wl = {.pid = -1, .go_fd = -1, .err_fd = -1};
 	pid_t child = -1, target = o->pid ? o->pid : -1;
-	int go_fd = -1, status = 0, ret = 0;
+	int status = 0, ret = 0;
 
 	if (o->command) {
-		child = record_start_command(o->command, &go_fd);
-		if (child < 0)
-			return kp_errorf(err, errno, "cannot start %s: %s", o->command[0],
-					 strerror(errno));
-		target = child;
+		ret = workload_prepare(o->command, &wl, err);
+		if (ret)
+			return ret;
+		child = wl.pid;
+		/* With -a the command only says how long to record. */
+		if (!o->system_wide)
+			target = child;
 	}
 	ret = evlist_open(el, target, err);
 	if (!ret)
@@ -202,11 +206,9 @@ static int record_into(struct record_state *rs, struct evlist *el,
 	}
 	if (!ret && evlist_enable(el))
 		ret = kp_errorf(err, errno, "cannot enable events: %s", strerror(errno));
-	if (go_fd >= 0) {
-		if (!ret && write(go_fd, "g", 1) != 1)
-			ret = kp_errorf(err, errno, "cannot start the command");
-		close(go_fd);
-	}
+	if (!ret && child > 0)
+		ret = workload_start(&wl, err);
+	workload_release(&wl);
 	if (!ret)
 		ret = record_loop(
 			rs, el, child, &status,

@@ -18,6 +18,7 @@
 struct exits_record_opts {
 	pid_t pid;	/* 0: every process */
 	char **command; /* NULL: none */
+	bool system_wide; /* -a: every process, also with a command */
 	const char *guests_conf;
 	size_t mmap_pages;
 	uint64_t seconds; /* 0: until a signal or the command's end */

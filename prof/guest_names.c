@@ -6,29 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int guest_namer_load(struct guest_namer *n, const char *path, bool required,
-		     struct kp_err *err)
-{
-	int ret;
-
-	ret = gm_config_load(path, &n->conf, err);
-	if (!ret)
-		ret = guest_idents_of(&n->conf, &n->idents);
-	if (!ret)
-		ret = guest_trust_of(&n->conf, &n->trust, err);
-	if (ret) {
-		gm_config_release(&n->conf);
-		memset(&n->conf, 0, sizeof(n->conf));
-		free(n->idents);
-		n->idents = NULL;
-		if (ret == -ENOENT && !required) {
-			memset(err, 0, sizeof(*err));
-			return guest_trust_of(&n->conf, &n->trust, err);
-		}
-	}
-	return ret;
-}
-
 int guest_namer_open(struct guest_namer *n, const char *conf, const char *who,
 		     struct kp_err *err)
 {
@@ -64,18 +41,10 @@ int guest_namer_note(const struct guest_namer *n, struct kvmfeat *kf, int pid,
 		 * process calling itself web1 would have the report read web1's
 		 * symbols for its samples: it stays unnamed.
 		 */
-		if (!guest_name_of_vmm(pid, n->idents, n->conf.nr_guests, &n->trust, name,
-				       sizeof(name)))
+		if (!guest_namer_name(n, pid, name, sizeof(name)))
 			snprintf(g->name, sizeof(g->name), "%s", name);
 	}
 	if (lstar)
 		g->lstar = lstar;
 	return 0;
-}
-
-void guest_namer_release(struct guest_namer *n)
-{
-	free(n->idents);
-	gm_config_release(&n->conf);
-	memset(n, 0, sizeof(*n));
 }

@@ -2,7 +2,7 @@
 /*
  * Naming the guests a sample stream shows, while their QEMUs still run:
  * the one place record and top fill the guest table (kvmfeat.h) from, with
- * the matcher guestfs-mount uses (guest/match.h).
+ * the guest namer every command shares (guest/namer.h).
  */
 #ifndef KVMPROF_GUEST_NAMES_H
 #define KVMPROF_GUEST_NAMES_H
@@ -13,22 +13,9 @@
 #include "guest/guest.h"
 #include "perf/perf.h"
 
-struct guest_namer {
-	struct gm_config conf;	    /* guests.conf, to name guests by their disks */
-	struct guest_ident *idents; /* its guests' disks, by device and inode */
-	struct guest_trust trust;   /* whose QEMUs may name a guest by -name */
-};
-
 /*
- * Read the guest list that names guests by the disks they hold open. A
- * missing @path is fine unless @required (given on the command line).
- */
-int guest_namer_load(struct guest_namer *n, const char *path, bool required,
-		     struct kp_err *err);
-
-/*
- * The same for the command line's --guests-conf @conf, or (NULL) the
- * default: a broken default guests.conf belongs to the daemon, so @who
+ * guest_namer_load() for the command line's --guests-conf @conf, or (NULL)
+ * the default: a broken default guests.conf belongs to the daemon, so @who
  * warns on stderr and names guests by -name only. One given must be right.
  */
 int guest_namer_open(struct guest_namer *n, const char *conf, const char *who,
@@ -40,7 +27,5 @@ int guest_namer_open(struct guest_namer *n, const char *conf, const char *who,
  */
 int guest_namer_note(const struct guest_namer *n, struct kvmfeat *kf, int pid,
 		     uint64_t lstar);
-
-void guest_namer_release(struct guest_namer *n);
 
 #endif

@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{"top", cmd_top, "live view of host and guest functions, as perf kvm top"},
 	{"symbols", cmd_symbols, "print or look up any kernel file's symbol table"},
 	{"guests", cmd_guests, "list running guests: name, vCPUs, disks, kernel, slide"},
+	{"stat", cmd_stat, "count events, host and guest apart; VM exits (stat exits)"},
 };
 
 static void usage(FILE *out)
@@ -47,9 +48,6 @@ int main(int argc, char **argv)
 		printf("%s\n", kp_version_line);
 		return 0;
 	}
-	/* Until the stat command dispatches its exits subcommand itself. */
-	if (argc > 2 && !strcmp(argv[1], "stat") && !strcmp(argv[2], "exits"))
-		return cmd_stat_exits(argc - 2, argv + 2);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);

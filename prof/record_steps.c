@@ -36,30 +36,6 @@ uint64_t record_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* The command waits on a pipe until the events are open, then execs. */
-pid_t record_start_command(char **argv, int *go_fd)
-{
-	int fds[2];
-	pid_t pid;
-
-	if (pipe(fds))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		char c;
-
-		close(fds[1]);
-		if (read(fds[0], &c, 1) != 1)
-			_exit(127);
-		execvp(argv[0], argv);
-		fprintf(stderr, "kvmprof: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(fds[0]);
-	*go_fd = fds[1];
-	return pid;
-}
-
 void record_set_features(struct pd_writer *w, int argc, char **argv, size_t nr_cpus)
 {
 	struct utsname u;

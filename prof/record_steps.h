@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The steps every recording command takes, whatever it records: start the
- * workload held until the events are open, open the output, drain the
- * rings until told to stop, describe the machine. kvmprof record and
- * kvmprof stat exits share them.
+ * The steps every recording command takes, whatever it records (the
+ * command it profiles is workload.h's): open the output, drain the rings
+ * until told to stop, describe the machine. kvmprof record and kvmprof
+ * stat exits share them.
  */
 #ifndef KVMPROF_RECORD_STEPS_H
 #define KVMPROF_RECORD_STEPS_H
@@ -17,12 +17,6 @@
 /* Set by SIGINT and SIGTERM once record_catch_signals() ran. */
 extern volatile sig_atomic_t record_stop_requested;
 void record_catch_signals(void);
-
-/*
- * Fork @argv, waiting on a pipe until the events are open: writing a byte
- * to *go_fd lets it exec. Returns its pid, or -1 with errno.
- */
-pid_t record_start_command(char **argv, int *go_fd);
 
 /* Create the writer at @path with @el's events and start the data. */
 int record_open_output(struct record_state *rs, const char *path, struct evlist *el,

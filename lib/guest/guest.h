@@ -10,6 +10,7 @@
 #include "guestid.h"
 #include "guestconf.h"
 #include "match.h"
+#include "namer.h"
 #include "vmmtrust.h"
 #include "vmproc.h"
 #include "kvmdebugfs.h"

@@ -59,6 +59,13 @@ void vmproc_disks_from_argv(const char *cmdline, size_t len, struct vmproc *vm);
 bool vmproc_is_appliance(pid_t pid);
 bool vmproc_argv_is_appliance(const char *cmdline, size_t len);
 
+/*
+ * The running QEMU processes (guest_is_qemu()) but libguestfs appliances,
+ * sorted by pid, at most @max: their count, or -errno when /proc cannot be
+ * read. @appliances counts those left out.
+ */
+int vmproc_list_qemus(pid_t *pids, size_t max, size_t *appliances);
+
 /* "CPU 3/KVM\n" -> 3; a thread name that is not a vCPU's -> -1. */
 int vmproc_vcpu_index(const char *comm);
 

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,41 +36,60 @@ static const char *const keys[] = {"count", "time", "max", "mean"};
 
 static void usage(FILE *out, const char *sub)
 {
-	if (!strcmp(sub, "record"))
+	if (!strcmp(sub, "record")) {
 		fprintf(out,
-			"usage: kvmprof stat exits record [-a] [-p PID] [-o FILE] [-m "
-			"PAGES]\n"
-			"                                 [--guests-conf FILE] "
-			"[--tracefs DIR] [-q]\n"
-			"                                 [-- CMD]\n\n"
-			"  records kvm:kvm_entry, kvm_exit, kvm_mmio, kvm_pio and "
-			"kvm_msr\n"
-			"  on every CPU (default output perf.data.kvm), readable by\n"
-			"  perf kvm stat report too. Formats come from tracefs: "
-			"--tracefs, else\n"
-			"  /sys/kernel/tracing, else /sys/kernel/debug/tracing.\n"
-			"  -a records every process; with a command too, which then\n"
-			"  only says how long to record (as perf record -a -- CMD).\n");
+			"usage: kvmprof stat exits record [-a] [-p PID] [-o FILE] "
+			"[-m PAGES]\n"
+			"         [--guests-conf FILE] [--tracefs DIR] [-q] [-- CMD]\n\n"
+			"Records kvm:kvm_entry, kvm_exit, kvm_mmio, kvm_pio and kvm_msr "
+			"on every\n"
+			"CPU, readable by perf kvm stat report too. Formats come from "
+			"tracefs.\n\n"
+			"  -a, --all-cpus      every process; with a command too, which "
+			"then\n"
+			"                      only says how long to record (as perf "
+			"record -a)\n"
+			"  -p, --pid PID       one process\n"
+			"  -o, --output FILE   default perf.data.kvm\n"
+			"  -m, --mmap-pages N  data pages per CPU ring\n"
+			"      --guests-conf FILE  guests.conf, naming guests by their "
+			"disks\n"
+			"      --tracefs DIR   tracefs (default /sys/kernel/tracing, else\n"
+			"                      /sys/kernel/debug/tracing)\n"
+			"  -q, --quiet         no summary\n");
+		return;
+	}
+	fprintf(out,
+		"usage: kvmprof stat exits %s [--event vmexit|mmio|ioport|msr]\n"
+		"         [-k count|time|max|mean] [--duration USECS] "
+		"[--guest-name NAME]\n"
+		"         [--vcpu N] [--guestmount DIR] [--guestkallsyms FILE]\n"
+		"         [--guestvmlinux FILE] [--guest-slide HEX]%s\n\n"
+		"Pairs each exit with the next kvm_entry of its vCPU thread and "
+		"prints,\n"
+		"per guest and per vCPU, each reason's count, share, time share,\n"
+		"min/max/mean time and a log2 latency histogram, then the guest\n"
+		"functions causing the exits.\n\n",
+		sub,
+		!strcmp(sub, "live") ? "\n         [-d SECS] [-n N] [-p PID] [-m PAGES]"
+				     : "\n         [-i FILE]");
+	if (!strcmp(sub, "live"))
+		fprintf(out,
+			"  -d, --delay SECS    record and print every SECS seconds "
+			"(default 3)\n"
+			"  -n N                N intervals, then exit\n"
+			"  -p, --pid PID       one process\n"
+			"  -m, --mmap-pages N  data pages per CPU ring\n");
 	else
-		fprintf(out,
-			"usage: kvmprof stat exits %s [--event vmexit|mmio|ioport|msr]\n"
-			"         [-k count|time|max|mean] [--duration USECS] "
-			"[--guest-name NAME]\n"
-			"         [--vcpu N] [--guestmount DIR] [--guestkallsyms FILE]\n"
-			"         [--guestvmlinux FILE] [--guest-slide HEX]%s\n\n"
-			"  Pairs each exit with the next kvm_entry of its vCPU thread "
-			"and\n"
-			"  prints, per guest and per vCPU, each reason's count, share, "
-			"time\n"
-			"  share, min/max/mean time and a log2 latency histogram, then "
-			"the\n"
-			"  guest functions causing the exits. --duration prints every "
-			"exit\n"
-			"  longer than USECS with its guest function.\n",
-			sub,
-			!strcmp(sub, "live")
-				? "\n         [-d SECS] [-n N] [-p PID] [-m PAGES]"
-				: "\n         [-i FILE]  (default perf.data.kvm)");
+		fprintf(out, "  -i, --input FILE    default perf.data.kvm\n");
+	fprintf(out,
+		"      --event E       vmexit (default), mmio, ioport or msr\n"
+		"  -k, --key K         sort by count (default), time, max or mean\n"
+		"      --duration USECS  first print every exit longer than USECS\n"
+		"      --guest-name NAME, --vcpu N  only that guest or vCPU\n"
+		"      --guestmount DIR, --guestkallsyms FILE, --guestvmlinux FILE\n"
+		"                      guest kernel symbols, as for report\n"
+		"      --guest-slide HEX  the guest kernel's KASLR slide\n");
 }
 
 static int pick(const char *arg, const char *const *names, size_t n)
@@ -323,9 +343,17 @@ int cmd_stat_exits(int argc, char **argv)
 	int ret;
 
 	if (strcmp(sub, "record") && strcmp(sub, "report") && strcmp(sub, "live")) {
-		fprintf(stderr,
-			"usage: kvmprof stat exits record|report|live [--help]\n");
-		return 2;
+		bool help = !strcmp(sub, "--help") || !strcmp(sub, "-h");
+
+		fprintf(help ? stdout : stderr,
+			"usage: kvmprof stat exits record|report|live [--help]\n\n"
+			"subcommands:\n"
+			"  record  record VM exits into perf.data.kvm\n"
+			"  report  exits per guest, vCPU and reason, and the guest "
+			"functions\n"
+			"          causing them\n"
+			"  live    the same, refreshed from the running guests\n");
+		return help ? 0 : 2;
 	}
 	if (parse_args(argc - 1, argv + 1, sub, &o))
 		return 2;

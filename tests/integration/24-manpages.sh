@@ -49,15 +49,15 @@ for p in "${pages[@]}"; do
 done
 
 # --- options ------------------------------------------------------------------
-# The long options a help text on stdin offers: in its synopsis (the lines
-# from "usage:" to the first blank one) and at the start of an option line
+# The long options a help text on stdin offers: in its synopses (the lines
+# from each "usage:" to the next blank one) and at the start of an option line
 # ("  -x, --name", "      --name"), not where prose names another
 # program's option. --help itself is left out everywhere.
 help_options() {
 	local text
 	text=$(cat)
 	{
-		awk '/^usage:/ { u = 1 } u && /^$/ { exit } u' <<<"$text"
+		awk '/^usage:/ { u = 1 } /^$/ { u = 0 } u' <<<"$text"
 		grep -E '^ +(-[a-zA-Z0-9], +)?--[a-z]' <<<"$text" |
 			sed -E 's/^ +(-[a-zA-Z0-9], +)?(--[a-z][a-z0-9-]*).*/\2/'
 	} | grep -oE -- '--[a-z][a-z0-9-]*' | grep -vx -- --help | sort -u
@@ -101,6 +101,19 @@ options_match() {
 	fi
 }
 
+# subcommands: the "subcommands:" list of a help text on stdin.
+subcommands() { sed -n '/^subcommands:/,/^$/s/^  \([a-z][a-z0-9-]*\) .*/\1/p'; }
+# The help of command $1, and of every subcommand its usage names
+# ("kvmprof stat exits ...") and of theirs: one page documents them all.
+command_helps() {
+	local c=$1 sub s
+	"$KVMPROF" "$c" --help
+	for sub in $("$KVMPROF" "$c" --help | sed -n "s/^ *\(usage: \)\?kvmprof $c \([a-z][a-z-]*\) .*/\2/p"); do
+		for s in $("$KVMPROF" "$c" "$sub" --help | subcommands); do
+			"$KVMPROF" "$c" "$sub" "$s" --help
+		done
+	done
+}
 commands=$("$KVMPROF" --help | sed -n '/^commands:/,/^$/s/^  \([a-z][a-z0-9-]*\) .*/\1/p')
 check "kvmprof --help lists commands" test -n "$commands"
 for c in $commands; do
@@ -112,7 +125,7 @@ for c in $commands; do
 	check "kvmprof(1) names kvmprof-$c(1)" grep -qx "\.Xr kvmprof-$c 1 ,\?" "$MAN/kvmprof.1"
 	src=$REPO/prof/cmd-$c.c
 	[ -f "$src" ] || src=
-	options_match "kvmprof $c" "$page" "$("$KVMPROF" "$c" --help)" "$src"
+	options_match "kvmprof $c" "$page" "$(command_helps "$c")" "$src"
 done
 # No page for a command that does not exist.
 for p in "$MAN"/kvmprof-*.1; do

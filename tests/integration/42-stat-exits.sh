@@ -73,3 +73,4 @@ check "stat exits live ran two intervals" \
 	bash -c "grep -qx 'live: 0' '$OUT/status' && [ \$(grep -c '^Analyze events for guest tiny' '$OUT/live.txt') -ge 2 ]"
 check "top --stdio: the guest tiny and its kernel_work function" \
 	bash -c "grep -qx 'top: 0' '$OUT/status' && grep -q 'tiny' '$OUT/top.txt' && grep -q '\[g\] kernel_work' '$OUT/top.txt'"
+

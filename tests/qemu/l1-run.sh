@@ -103,6 +103,8 @@ mount -t sysfs sysfs /host/sys
 mount -t devtmpfs devtmpfs /host/dev
 mount -t debugfs debugfs /host/sys/kernel/debug
 mount -t tracefs tracefs /host/sys/kernel/tracing 2>/dev/null
+mkdir -p /host/dev/pts
+mount -t devpts devpts /host/dev/pts
 mkdir -p /host/tmp/results
 mount -t 9p -o $o results /host/tmp/results
 if [ -f /repo-path ]; then

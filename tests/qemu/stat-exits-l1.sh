@@ -21,7 +21,7 @@ for ev in vmexit ioport; do
 	echo "perf-on-kvmprof-$ev: $?" >>status
 done
 
-# Counting mode and the live views, on a guest that runs meanwhile.
+# The live views, on a guest that runs meanwhile.
 "$BUILD/tinyvm/tinyvmm" -name guest=tiny --seconds 8 "$BUILD/tinyvm/payload.elf" \
 	>vmm-live.out 2>&1 &
 vmm=$!
@@ -32,10 +32,6 @@ echo "live: $?" >>status
 "$BUILD/kvmprof" top --stdio -n 2 -d 1 --guestkallsyms "$BUILD/tinyvm/payload.map" \
 	>top.txt 2>&1
 echo "top: $?" >>status
-if "$BUILD/kvmprof" stat --help >/dev/null 2>&1; then
-	"$BUILD/kvmprof" stat -a -- sleep 2 >stat.txt 2>&1
-	echo "stat: $?" >>status
-fi
 wait $vmm
 echo "vmm-live: $?" >>status
 exit 0

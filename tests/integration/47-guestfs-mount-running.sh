@@ -93,3 +93,50 @@ same_top20 "kvmprof: top 20 guest symbols through the mount equal those from L2'
 	"$TMP/kvmprof-rt.txt" "$OUT/kvmprof-gm-report.txt"
 check "kvmprof: the top guest symbols are real kernel functions" \
 	grep -qE '\[g\] (do_syscall_64|read_zero|entry_SYSCALL_64)' "$OUT/kvmprof-gm-report.txt"
+
+# kvmprof top on a terminal in L1, on the running guest, symbols through the
+# mount by the guest's name.
+echo "# kvmprof top in tmux, in L1:" && grep -v '^ *$' "$OUT/top-screen.txt" 2>/dev/null | head -14 | sed 's/^/#   /'
+check "kvmprof top: the screen names guest deb2p with its vCPU" \
+	grep -qE '^ *guest deb2p +pid [0-9]+ .*1 vCPU' "$OUT/top-screen.txt"
+check "kvmprof top: deb2p's rows show real guest kernel functions" \
+	grep -qE 'deb2p .*\[g\] (do_syscall_64|read_zero|entry_SYSCALL_64|srso_return_thunk|native_write_msr|vfs_(read|write)|__x64_sys_(read|write))' \
+	"$OUT/top-screen.txt"
+check "kvmprof top: q exits with status 0" grep -q 'top-exit=0' "$OUT/top-after.txt"
+check "kvmprof top: the terminal is back in cooked mode (icanon, echo)" \
+	bash -c "grep -qx icanon '$OUT/top-after.txt' && grep -qx echo '$OUT/top-after.txt'"
+check "kvmprof top: the alternate screen is gone after q" \
+	bash -c "! grep -q 'Overhead' '$OUT/top-after.txt'"
+
+# VM exits of the real guest: kvmprof stat exits recorded them; its report
+# and perf kvm stat's report of the same file must count every reason
+# alike, and name the guest kernel functions the exits came from.
+check "kvmprof stat exits record and both reports succeeded" \
+	bash -c "grep -qx 'exits-record: 0' '$OUT/status' && grep -qx 'perf-exits-report: 0' '$OUT/status' &&
+		 grep -qx 'kvmprof-exits-report: 0' '$OUT/status'"
+rows() { awk '/^ +[A-Za-z_]+ +[0-9]+ +[0-9.]+%/ && !seen[$1]++ { print $1, $2 }' "$1" | sort; }
+echo "# exit reasons, kvmprof / perf:" && paste <(rows "$OUT/kvmprof-exits.txt") \
+	<(rows "$OUT/perf-exits-vmexit.txt") | sed 's/^/#   /'
+rows "$OUT/kvmprof-exits.txt" >"$TMP/exit-rows.kvmprof"
+rows "$OUT/perf-exits-vmexit.txt" >"$TMP/exit-rows.perf"
+check "kvmprof and perf kvm stat count every exit reason of the recording alike" \
+	bash -c "[ -s '$TMP/exit-rows.kvmprof' ] && cmp '$TMP/exit-rows.kvmprof' '$TMP/exit-rows.perf'"
+check "kvmprof stat exits: the guest is deb2p" grep -q "guest deb2p (pid $qpid)" "$OUT/kvmprof-exits.txt"
+awk '/^Top guest functions/ { on = 1; next } on && $1 ~ /^[0-9]+$/ && $3 !~ /^\[/ { print $3 }' \
+	"$OUT/kvmprof-exits.txt" | head -5 >"$TMP/exit-funcs"
+echo "# guest functions causing exits: $(tr '\n' ' ' <"$TMP/exit-funcs")"
+check "kvmprof stat exits: the top guest functions are in L2's own kallsyms" \
+	bash -c "[ -s '$TMP/exit-funcs' ] && while read -r f; do
+		awk -v f=\"\$f\" '\$3 == f { found = 1 } END { exit !found }' '$OUT/l2-kallsyms' || exit 1
+	done <'$TMP/exit-funcs'"
+
+# kvmprof stat -a while L2 ran: the guest's block, by name, its vCPU counted.
+echo "# kvmprof stat -a in L1:" && sed 's/^/#   /' "$OUT/stat.txt" 2>/dev/null | head -24
+check "kvmprof stat -a succeeded in L1, L2 still running" \
+	bash -c "grep -qx 'stat: 0' '$OUT/status' && grep -qx 'l2-alive-after-stat: yes' '$OUT/status'"
+check "kvmprof stat -a: a block for guest deb2p (QEMU pid $qpid, 1 vCPU)" \
+	grep -qE "^ *guest deb2p \(QEMU pid $qpid, 1 vCPUs?\)" "$OUT/stat.txt"
+ms=$(awk '/^ *guest deb2p/ { g = 1; next } g && /cpu-clock/ { gsub(",", "", $1); print int($1); exit }' \
+	"$OUT/stat.txt")
+check "kvmprof stat -a: deb2p's vCPU thread ran (${ms:-?} ms of the 2000 counted)" \
+	test "${ms:-0}" -ge 200

@@ -35,6 +35,14 @@ start_daemon
 t0=$(date +%s.%N)
 timeout 200 head -c 1 "$MNT/deb2p/kallsyms" >/dev/null 2>&1
 rc=$?
+# The nested appliance also crashes now and then (seen once in several
+# runs: "the appliance stopped during the inspection"). The daemon fails
+# that reader with EIO and launches again for the next one: read again.
+if [ $rc != 0 ] && [ $rc != 124 ]; then
+	echo "inspection: first read failed ($rc): read again" >>status
+	timeout 200 head -c 1 "$MNT/deb2p/kallsyms" >/dev/null 2>&1
+	rc=$?
+fi
 if [ $rc = 124 ]; then
 	echo "inspection: appliance stuck after 200 s: tried again" >>status
 	kill -KILL $gm
@@ -104,14 +112,19 @@ kill -0 $qemu 2>/dev/null && echo "l2-alive-after-top: yes" >>status
 
 # VM exits of the same guest: kvmprof stat exits records, and both it and
 # perf kvm stat report the one file.
-"$BUILD/kvmprof" stat exits record -o exits.data --guests-conf gm.conf -- sleep 3 \
+"$BUILD/kvmprof" stat exits record -a -o exits.data --guests-conf gm.conf -- sleep 3 \
 	>exits-record.out 2>&1
 echo "exits-record: $?" >>status
-perf kvm stat report -i exits.data --event=vmexit >perf-exits-vmexit.txt 2>&1
+perf kvm -i exits.data stat report --event=vmexit >perf-exits-vmexit.txt 2>&1
 echo "perf-exits-report: $?" >>status
 "$BUILD/kvmprof" stat exits report -i exits.data --guestmount "$MNT" >kvmprof-exits.txt 2>&1
 echo "kvmprof-exits-report: $?" >>status
 kill -0 $qemu 2>/dev/null && echo "l2-alive-after-exits: yes" >>status
+
+# Counting mode over every CPU: one block for the guest, by its name.
+"$BUILD/kvmprof" stat -a --guests-conf gm.conf -- sleep 2 >stat.txt 2>&1
+echo "stat: $?" >>status
+kill -0 $qemu 2>/dev/null && echo "l2-alive-after-stat: yes" >>status
 kill $qemu 2>/dev/null
 wait $qemu
 kill -TERM $gm

@@ -23,6 +23,7 @@ check "L2 wrote its runtime kallsyms" test "$(wc -l <"$OUT/l2-kallsyms")" -gt 10
 check "L2 powered off by itself" grep -q "^qemu: 0" "$OUT/status"
 check "perf kvm --guest record succeeded" grep -q "^perf-record: 0" "$OUT/status"
 check "kvmprof record succeeded" grep -q "^record: 0" "$OUT/status"
+check "L2 started its work only once the recorders ran" grep -q "^go: 0 " "$OUT/status"
 check "kvmprof named the guest from -name" grep -q "name deb12" "$OUT/record.out"
 
 # The slide L2 really ran at: its runtime _text minus the package's link-time _text.

@@ -25,6 +25,7 @@ check "L1 has KVM (modules loaded from the package)" grep -qx "kvm: yes" "$OUT/s
 check "L1 has no guest_lstar debugfs files" grep -qx "debugfs-lstar: 0" "$OUT/status"
 check "L2 powered off by itself" grep -q "^qemu: 0" "$OUT/status"
 check "kvmprof record succeeded" grep -q "^record: 0" "$OUT/status"
+check "L2 started its work only once the recorders ran" grep -q "^go: 0 " "$OUT/status"
 check "record saw that the kernel has KVM but no guest context (not: no KVM, no permission)" \
 	grep -q "guest context: not supported by this kernel: it has KVM but not PERF_SAMPLE_GUEST_CTX" \
 	"$OUT/record.out"

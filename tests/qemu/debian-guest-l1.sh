@@ -3,18 +3,22 @@
 # nested KVM (KASLR on), busy with syscalls and a user-space spin, sampled by
 # perf kvm --guest record and kvmprof record at the same time. L2 first
 # writes its runtime /proc/kallsyms to a virtio serial port, so perf gets
-# the guest's real kallsyms, as a perf user copying it by hand would.
+# the guest's real kallsyms, as a perf user copying it by hand would. L2
+# starts its work only once both recorders run (l2_go), however long they
+# take to start.
 #   debian-guest-l1.sh BUILD_DIR VMLINUZ L2_INITRD
 set -u
 . "$(dirname "$0")/l2-kallsyms.sh"
 BUILD=$1 VMLINUZ=$2 INITRD=$3
 : >l2-kallsyms
+rm -f perf.on kvmprof.on
+l2_go_prepare || { echo "go: cannot make the go port's FIFOs" >>status; exit 1; }
 t0=$(date +%s.%N)
 timeout 300 qemu-system-x86_64 -accel kvm -cpu host -M pc -m 256M -smp 1 -nographic -no-reboot \
 	-nic none -name guest=deb12 -kernel "$VMLINUZ" -initrd "$INITRD" \
 	-append 'console=ttyS0 quiet panic=-1 workload=8' \
 	-device virtio-serial-pci -chardev file,id=ks,path=l2-kallsyms \
-	-device virtserialport,chardev=ks,name=ks >l2-console.log 2>&1 &
+	-device virtserialport,chardev=ks,name=ks "${L2_GO_ARGS[@]}" >l2-console.log 2>&1 &
 qemu=$!
 wait_l2_kallsyms l2-kallsyms
 echo "kallsyms: $(wc -l <l2-kallsyms) lines after $(echo "$(date +%s.%N) - $t0" | bc) s" >>status
@@ -23,14 +27,18 @@ qemu_pid=$(pgrep -P "$qemu" -f qemu-system | head -1)
 echo "qemu-pid: $qemu_pid" >>status
 # L2 runs its kernel now: its LSTAR, as lib/kvmdebugfs reads it.
 "$BUILD/guestctx/kvm-guest-regs" "$qemu_pid" >guest-regs.out 2>&1
-# Both record until L2 powers off.
+# Both record until L2 powers off; each one's command marks that it runs.
 until_l2_exits="while kill -0 $qemu 2>/dev/null; do sleep 0.2; done"
 perf kvm --guest --guestkallsyms="$PWD/l2-kallsyms" record -a -e cpu-clock -F 1000 \
-	-o perf-deb.data -- sh -c "$until_l2_exits" >perf-record.out 2>&1 &
+	-o perf-deb.data -- sh -c ": >perf.on; $until_l2_exits" >perf-record.out 2>&1 &
 perf=$!
 # kvmprof is given the runtime kallsyms too, as perf kvm record is.
 "$BUILD/kvmprof" record -a -F 1000 --guestkallsyms="$PWD/l2-kallsyms" -o deb.data \
-	-- sh -c "$until_l2_exits" >record.out 2>&1
+	-- sh -c ": >kvmprof.on; $until_l2_exits" >record.out 2>&1 &
+record=$!
+l2_go perf.on kvmprof.on
+echo "go: $? after $(echo "$(date +%s.%N) - $t0" | bc) s" >>status
+wait $record
 echo "record: $?" >>status
 wait $perf
 echo "perf-record: $?" >>status

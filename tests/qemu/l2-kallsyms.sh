@@ -14,3 +14,30 @@ wait_l2_kallsyms() {
 	done
 	return 1
 }
+
+# The port "go" (see make-l2-initrd.sh): L2 waits on it before its work.
+# l2_go_prepare makes its FIFOs in a folder of L1's own /tmp (the results
+# folder is 9p, which has no FIFOs) and sets L2_GO_ARGS, the QEMU
+# arguments that attach it (next to -device virtio-serial-pci).
+l2_go_prepare() {
+	L2_GO_DIR=$(mktemp -d /tmp/l2-go.XXXXXX) || return 1
+	mkfifo "$L2_GO_DIR/go.in" "$L2_GO_DIR/go.out" || return 1
+	L2_GO_ARGS=(-chardev "pipe,id=go,path=$L2_GO_DIR/go" -device virtserialport,chardev=go,name=go)
+}
+
+# l2_go MARKER...: once every MARKER file exists (each recorder's command
+# makes one, and runs only once its recorder's events are enabled), let
+# L2 start its work. After a minute without them it lets L2 go anyway, so
+# that the run ends, and returns 1.
+l2_go() {
+	local ret=1 all m
+	for _ in $(seq 1 300); do
+		all=1
+		for m; do [ -e "$m" ] || all=0; done
+		[ $all = 1 ] && { ret=0; break; }
+		sleep 0.2
+	done
+	# QEMU holds go.in open for reading; timeout guards against its exit.
+	timeout 10 sh -c 'echo go >"$1/go.in"' sh "$L2_GO_DIR"
+	return $ret
+}

@@ -4,6 +4,9 @@
 # busy with syscalls (read_zero/write_null through dd) and a user-space
 # spin, both bounded by work done rather than by time (nested timers are
 # coarse), then powers off. workload=N scales the work.
+# With a virtio serial port "go", the guest says "l2: ready" and starts its
+# work only when a line arrives there: the host starts its recorders first,
+# whatever the time they take to start (see l2_go in l2-kallsyms.sh).
 #   make-l2-initrd.sh OUTPUT
 set -euo pipefail
 OUT=$1
@@ -17,10 +20,22 @@ cat >"$WORK/init" <<'INIT'
 /bin/busybox mount -t devtmpfs devtmpfs /dev
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
+mount -t sysfs sysfs /sys
 secs=$(sed -n 's/.*workload=\([0-9]*\).*/\1/p' /proc/cmdline)
-port=$(ls /dev/vport*p1 2>/dev/null | head -1)
-[ -n "$port" ] && cat /proc/kallsyms >"$port"
+# port NAME: the device of the virtio serial port named NAME, if any.
+port() {
+	for p in /sys/class/virtio-ports/*; do
+		[ "$(cat "$p/name" 2>/dev/null)" = "$1" ] && echo "/dev/${p##*/}"
+	done
+}
+ks=$(port ks)
+[ -n "$ks" ] && cat /proc/kallsyms >"$ks"
 n=${secs:-10}
+go=$(port go)
+if [ -n "$go" ]; then
+	echo "l2: ready"
+	read -r _ <"$go"
+fi
 echo "l2: workload start"
 dd if=/dev/zero of=/dev/null bs=64 count=$((n * 100000)) 2>/dev/null &
 i=0

@@ -573,7 +573,7 @@ static int on_sample(struct session *s, const struct pd_sample *sample, uint64_t
 		s->filtered++;
 		return 0;
 	}
-	if (!guest && add_host_fast(s, ps, h, level, comm))
+	if (!guest && !s->frame_fn && add_host_fast(s, ps, h, level, comm))
 		return 0;
 	ctx = guestctx_of(&s->ctx, ordinal - s->ctx_base);
 	k.level = level;
@@ -601,6 +601,8 @@ static int on_sample(struct session *s, const struct pd_sample *sample, uint64_t
 		e = resolve_cached(s, ps, m, &k);
 	}
 	count_sample(s, m, level);
+	if (s->frame_fn)
+		return s->frame_fn(s->frame_ctx, ps, &k, err);
 	if (e && !guest)
 		ret = add_cached(s, h, e, &k, ps->period);
 	else

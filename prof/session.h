@@ -57,11 +57,21 @@ struct guest_namer;
 /* Takes every sample in place of the histograms (kvmprof stat exits). */
 typedef int (*session_sample_fn)(void *ctx, const struct pd_sample *ps,
 				 struct kp_err *err);
+/*
+ * Takes every sample the filters keep, resolved as the histograms would
+ * have it (@k: its comm, guest, vCPU, CR3, level and one frame), in place
+ * of the histograms (kvmprof export). @k's pointers live as long as the
+ * session.
+ */
+typedef int (*session_frame_fn)(void *ctx, const struct pd_sample *ps,
+				const struct hist_key *k, struct kp_err *err);
 
 struct session {
 	struct pd_file *file;	     /* live: the events, with no data */
 	session_sample_fn sample_fn; /* NULL: samples go to the histograms */
 	void *sample_ctx;
+	session_frame_fn frame_fn; /* NULL: resolved samples go to the histograms */
+	void *frame_ctx;
 	const struct symbol_opts *sopts;
 	struct machines machines;
 	struct hists *hists; /* one per evsel */

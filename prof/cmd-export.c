@@ -44,7 +44,7 @@ static void export_usage(FILE *out)
 		"      --period       folded and SVG count event periods, not samples\n"
 		"      --host/--guest only host or only guest samples (default both)\n");
 	symopts_help(out);
-	fprintf(out, "At least one of --pprof, --folded and --svg is needed.\n");
+	fprintf(out, "\nAt least one of --pprof, --folded and --svg is needed.\n");
 }
 
 enum {

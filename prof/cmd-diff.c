@@ -54,12 +54,10 @@ enum {
 	OPT_GUEST,
 };
 
-static int parse_option(struct diff_opts *o, int c, const char *arg)
+static int parse_option(void *opts, int c, const char *arg)
 {
-	int taken = symopts_parse(&o->sym, c, arg);
+	struct diff_opts *o = opts;
 
-	if (taken)
-		return taken < 0 ? taken : 0;
 	switch (c) {
 	case 's':
 		o->sort = arg;
@@ -105,23 +103,10 @@ static int parse_diff_args(int argc, char **argv, struct diff_opts *o)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	struct option longopts[32];
-	int c;
 
-	if (symopts_longopts(own, longopts, 32))
+	if (symopts_getopt("diff", argc, argv, "s:h", own, &o->sym, parse_option, o,
+			   diff_usage))
 		return -EINVAL;
-	while ((c = getopt_long(argc, argv, "s:h" SYMOPTS_SHORT, longopts, NULL)) != -1) {
-		if (c == 'h') {
-			diff_usage(stdout);
-			exit(0);
-		}
-		if (c == '?' || parse_option(o, c, optarg)) {
-			if (c != '?')
-				fprintf(stderr, "kvmprof diff: bad value '%s'\n", optarg);
-			diff_usage(stderr);
-			return -EINVAL;
-		}
-	}
 	return choose_files(o, argc - optind, argv + optind);
 }
 

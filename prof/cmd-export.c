@@ -56,12 +56,10 @@ enum {
 	OPT_GUEST,
 };
 
-static int parse_option(struct export_opts *o, int c, const char *arg)
+static int parse_option(void *opts, int c, const char *arg)
 {
-	int taken = symopts_parse(&o->sym, c, arg);
+	struct export_opts *o = opts;
 
-	if (taken)
-		return taken < 0 ? taken : 0;
 	switch (c) {
 	case 'i':
 		o->input = arg;
@@ -89,14 +87,6 @@ static int parse_option(struct export_opts *o, int c, const char *arg)
 	}
 }
 
-/* "--folded FILE" as well as "--folded=FILE": export takes no operands. */
-static const char *optional_operand(int argc, char **argv)
-{
-	if (optarg || optind >= argc || argv[optind][0] == '-')
-		return optarg;
-	return argv[optind++];
-}
-
 static int parse_export_args(int argc, char **argv, struct export_opts *o)
 {
 	static const struct option own[] = {
@@ -110,25 +100,11 @@ static int parse_export_args(int argc, char **argv, struct export_opts *o)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	struct option longopts[32];
-	int c;
 
-	if (symopts_longopts(own, longopts, 32))
+	/* "--folded FILE" as well as "--folded=FILE": export takes no operands. */
+	if (symopts_getopt("export", argc, argv, "i:h", own, &o->sym, parse_option, o,
+			   export_usage))
 		return -EINVAL;
-	while ((c = getopt_long(argc, argv, "i:h" SYMOPTS_SHORT, longopts, NULL)) != -1) {
-		const char *arg = c == OPT_FOLDED ? optional_operand(argc, argv) : optarg;
-
-		if (c == 'h') {
-			export_usage(stdout);
-			exit(0);
-		}
-		if (c == '?' || parse_option(o, c, arg)) {
-			if (c != '?')
-				fprintf(stderr, "kvmprof export: bad value '%s'\n", arg);
-			export_usage(stderr);
-			return -EINVAL;
-		}
-	}
 	if (optind < argc) {
 		fprintf(stderr, "kvmprof export: unexpected argument '%s'\n",
 			argv[optind]);

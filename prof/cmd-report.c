@@ -55,13 +55,11 @@ enum {
 	OPT_NO_HEADER,
 };
 
-static int parse_option(struct report_opts *o, int c, const char *arg)
+static int parse_option(void *opts, int c, const char *arg)
 {
+	struct report_opts *o = opts;
 	char *end;
-	int taken = symopts_parse(&o->sym, c, arg);
 
-	if (taken)
-		return taken < 0 ? taken : 0;
 	switch (c) {
 	case 'i':
 		o->input = arg;
@@ -112,26 +110,11 @@ static int parse_report_args(int argc, char **argv, struct report_opts *o)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	struct option longopts[32];
-	int c;
 
-	if (symopts_longopts(own, longopts, 32))
-		return -EINVAL;
 	o->out.header = true;
-	while ((c = getopt_long(argc, argv, "i:s:nh" SYMOPTS_SHORT, longopts, NULL)) !=
-	       -1) {
-		if (c == 'h') {
-			report_usage(stdout);
-			exit(0);
-		}
-		if (c == '?' || parse_option(o, c, optarg)) {
-			if (c != '?')
-				fprintf(stderr, "kvmprof report: bad value '%s'\n",
-					optarg);
-			report_usage(stderr);
-			return -EINVAL;
-		}
-	}
+	if (symopts_getopt("report", argc, argv, "i:s:nh", own, &o->sym, parse_option, o,
+			   report_usage))
+		return -EINVAL;
 	if (optind < argc) {
 		fprintf(stderr, "kvmprof report: unexpected argument '%s'\n",
 			argv[optind]);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const struct option symbol_longopts[] = {
 	{"vmlinux", required_argument, NULL, SYMOPT_VMLINUX},
@@ -105,4 +106,59 @@ int symopts_parse(struct symbol_opts *o, int c, const char *arg)
 	default:
 		return 0;
 	}
+}
+
+static bool optional_argument_of(const struct option *longopts, int c)
+{
+	for (; longopts->name; longopts++)
+		if (longopts->val == c)
+			return longopts->has_arg == optional_argument;
+	return false;
+}
+
+/* "--opt WORD" as well as "--opt=WORD" for an optional argument. */
+static const char *argument(const struct option *longopts, int c, int argc, char **argv)
+{
+	if (optarg || !optional_argument_of(longopts, c) || optind >= argc ||
+	    argv[optind][0] == '-')
+		return optarg;
+	return argv[optind++];
+}
+
+static int take_option(const char *cmd, struct symbol_opts *sym, command_option_fn take,
+		       void *opts, int c, const char *arg)
+{
+	int ret = symopts_parse(sym, c, arg);
+
+	if (!ret)
+		ret = take(opts, c, arg);
+	if (ret < 0)
+		fprintf(stderr, "kvmprof %s: bad value '%s'\n", cmd, arg ? arg : "");
+	return ret < 0 ? ret : 0;
+}
+
+int symopts_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+		   const struct option *own, struct symbol_opts *sym,
+		   command_option_fn take, void *opts, void (*usage)(FILE *out))
+{
+	struct option longopts[32];
+	char shorts[64];
+	int c;
+
+	if (symopts_longopts(own, longopts, 32) ||
+	    (size_t)snprintf(shorts, sizeof(shorts), "%s%s", shortopts, SYMOPTS_SHORT) >=
+		    sizeof(shorts))
+		return -EINVAL;
+	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			exit(0);
+		}
+		if (c == '?' || take_option(cmd, sym, take, opts, c,
+					    argument(longopts, c, argc, argv))) {
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	return 0;
 }

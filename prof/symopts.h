@@ -43,4 +43,20 @@ int symopts_longopts(const struct option *own, struct option *out, size_t size);
  */
 int symopts_parse(struct symbol_opts *o, int c, const char *arg);
 
+/* A command's own option @c with its argument @arg: 0, or -EINVAL for a bad value. */
+typedef int (*command_option_fn)(void *opts, int c, const char *arg);
+
+/*
+ * Parse @argv with getopt_long over @own (zero-terminated, with "help")
+ * and the shared options, into @sym and, through @take, the command's
+ * own: -h/--help prints @usage to stdout and exits 0; an unknown option
+ * or a bad value prints "kvmprof CMD: ..." and @usage to stderr and
+ * returns -EINVAL. An optional argument may also be the next word when
+ * that is no option ("--folded FILE"), so a command with an optional
+ * argument takes no operands. Operands are left from optind on.
+ */
+int symopts_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+		   const struct option *own, struct symbol_opts *sym,
+		   command_option_fn take, void *opts, void (*usage)(FILE *out));
+
 #endif

@@ -108,7 +108,8 @@ static size_t count_nodes(const struct flame_node *n)
 /* Children sorted by name, as flamegraph.pl does, so the picture is deterministic. */
 static void place(struct flame_graph *g, struct flame_node *n, int depth, uint64_t start)
 {
-	qsort(n->children, n->nr_children, sizeof(*n->children), by_name);
+	if (n->nr_children) /* leaves have no array at all */
+		qsort(n->children, n->nr_children, sizeof(*n->children), by_name);
 	for (size_t i = 0; i < n->nr_children; i++) {
 		struct flame_node *c = n->children[i];
 

@@ -21,6 +21,8 @@ struct report_opts {
 	bool guest;
 	struct symbol_opts sym;
 	struct output_opts out;
+	int children;	  /* --children 1, --no-children 0, neither -1 */
+	int caller_order; /* -g caller 1 (perf's default), -g callee 0 */
 };
 
 static void report_usage(FILE *out)
@@ -30,13 +32,21 @@ static void report_usage(FILE *out)
 		"                      [--showcpuutilization] [--host] [--guest]\n"
 		"                      [--kallsyms FILE] [-k VMLINUX] [--guestmount DIR]\n"
 		"                      [--guestkallsyms FILE] [--guestvmlinux FILE]\n"
-		"                      [--guestmodules FILE] [--guest-slide HEX]\n\n"
+		"                      [--guestmodules FILE] [--guest-slide HEX]\n"
+		"                      [-g [graph,PCT,caller|callee]] [--children | --no-children]\n\n"
 		"  -i, --input        perf.data file (default perf.data)\n"
 		"  -s, --sort         keys: comm, pid, dso, sym, guest, vcpu, cr3, cpu, cpumode\n"
 		"                     (default comm,dso,sym)\n"
 		"  -n, --show-nr-samples   add a Samples column\n"
 		"      --percent-limit PCT  hide rows under PCT percent\n"
 		"      --showcpuutilization  add sys, usr, guest sys, guest usr columns\n"
+		"  -g, --call-graph [graph,PCT,caller|callee]  each row's call chains (from\n"
+		"                     record -g) as a tree; branches under PCT percent (0.5)\n"
+		"                     hidden; from the outermost caller down (caller, the\n"
+		"                     default) or from the row up (callee). Only perf's graph mode.\n"
+		"      --children     Children (with callees) and Self columns, sorted by\n"
+		"                     Children (default with -g)\n"
+		"      --no-children  one Overhead column, the samples' own addresses only\n"
 		"      --no-header    no '#' header lines\n"
 		"      --host/--guest only host or only guest samples (default both)\n"
 		"      --kallsyms     host kernel symbols (default: the file's embedded ones,\n"
@@ -80,7 +90,40 @@ enum {
 	OPT_PERCENT_LIMIT,
 	OPT_CPUUTIL,
 	OPT_NO_HEADER,
+	OPT_CALL_GRAPH,
+	OPT_CHILDREN,
+	OPT_NO_CHILDREN,
 };
+
+/*
+ * perf's -g print spec, the part kvmprof draws: "graph", a threshold in
+ * percent and "caller" or "callee", in any order, comma-separated. With
+ * @o NULL only says whether @spec is one (so that -g can take it or not).
+ */
+static int parse_chain_spec(const char *spec, struct report_opts *o)
+{
+	char buf[128], *save = NULL, *tok, *end;
+
+	if (snprintf(buf, sizeof(buf), "%s", spec) >= (int)sizeof(buf))
+		return -EINVAL;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		double pct;
+
+		if (!strcmp(tok, "graph"))
+			continue;
+		if (!strcmp(tok, "caller") || !strcmp(tok, "callee")) {
+			if (o)
+				o->caller_order = !strcmp(tok, "caller");
+			continue;
+		}
+		pct = strtod(tok, &end);
+		if (end == tok || *end || pct < 0 || pct > 100)
+			return -EINVAL;
+		if (o)
+			o->out.chain_percent = pct;
+	}
+	return 0;
+}
 
 static int parse_option(struct report_opts *o, int c, const char *arg)
 {
@@ -101,6 +144,12 @@ static int parse_option(struct report_opts *o, int c, const char *arg)
 	case OPT_GUESTMODULES: o->sym.guestmodules = arg; break;
 	case OPT_CPUUTIL: o->out.cpu_utilization = true; break;
 	case OPT_NO_HEADER: o->out.header = false; break;
+	case OPT_CHILDREN: o->children = 1; break;
+	case OPT_NO_CHILDREN: o->children = 0; break;
+	case 'g': o->out.graph = true; break;
+	case OPT_CALL_GRAPH:
+		o->out.graph = true;
+		return parse_chain_spec(arg, o);
 	case OPT_GUESTSLIDE:
 		if (parse_slide(arg, &o->sym.guest_slide))
 			return -EINVAL;
@@ -136,16 +185,27 @@ static int parse_report_args(int argc, char **argv, struct report_opts *o)
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 		{ "showcpuutilization", no_argument, NULL, OPT_CPUUTIL },
 		{ "no-header", no_argument, NULL, OPT_NO_HEADER },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "children", no_argument, NULL, OPT_CHILDREN },
+		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	int c;
 
 	o->out.header = true;
-	while ((c = getopt_long(argc, argv, "i:s:nk:h", longopts, NULL)) != -1) {
+	o->out.chain_percent = 0.5;
+	o->children = -1;
+	o->caller_order = 1;
+	while ((c = getopt_long(argc, argv, "i:s:nk:gh", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			report_usage(stdout);
 			exit(0);
+		}
+		/* As perf: -g takes a print spec when the next word is one. */
+		if (c == 'g' && optind < argc && !parse_chain_spec(argv[optind], NULL)) {
+			optarg = argv[optind++];
+			c = OPT_CALL_GRAPH;
 		}
 		if (c == '?' || parse_option(o, c, optarg)) {
 			if (c != '?')
@@ -159,6 +219,23 @@ static int parse_report_args(int argc, char **argv, struct report_opts *o)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* perf's defaults: -g brings --children, and its trees are in caller order. */
+static void chain_defaults(struct report_opts *o, struct session_chains *c)
+{
+	o->out.children = o->children == 1 || (o->children == -1 && o->out.graph);
+	c->children = o->out.children;
+	c->graph = o->out.graph;
+	c->caller_order = o->caller_order != 0;
+}
+
+static bool has_callchains(const struct pd_file *f)
+{
+	for (size_t i = 0; i < f->nr_evsels; i++)
+		if (f->evsels[i].attr.sample_type & PERF_SAMPLE_CALLCHAIN)
+			return true;
+	return false;
 }
 
 int cmd_report(int argc, char **argv)
@@ -175,7 +252,11 @@ int cmd_report(int argc, char **argv)
 	/* Said before the work: a short report should not look like a whole one. */
 	if (!ret)
 		output_unfinished(&s, "kvmprof report: warning: ", stderr);
+	if (!ret && o.out.graph && !has_callchains(s.file))
+		ret = kp_errorf(&err, EINVAL, "-g: %s has no call chains (record with kvmprof record -g)",
+				s.file->path);
 	if (!ret) {
+		chain_defaults(&o, &s.chains);
 		s.want_host = o.host || !o.guest;
 		s.want_guest = o.guest || !o.host;
 		ret = session_process(&s, &err);

@@ -54,6 +54,14 @@ struct resolve_entry {
 
 struct guest_namer;
 
+/* What report asks of the samples' call chains (-g, --children). */
+struct session_chains {
+	bool children;	   /* a Children column: each row's share with its callees */
+	bool graph;	   /* a call-chain tree under each row */
+	bool caller_order; /* trees from the outermost caller down, else from the row up
+			    */
+};
+
 /* Takes every sample in place of the histograms (kvmprof stat exits). */
 typedef int (*session_sample_fn)(void *ctx, const struct pd_sample *ps,
 				 struct kp_err *err);
@@ -100,6 +108,10 @@ struct session {
 	const struct guest_namer *namer; /* names each guest at its first sample */
 	struct synth synth;		 /* records made here go in as ring records */
 	struct guestkmaps kmaps; /* each guest's kernel map, as record writes it */
+	/* Call chains: set before session_process(); frames is scratch. */
+	struct session_chains chains;
+	struct hist_key *frames;
+	uint64_t chain_stamp;
 };
 
 int session_open(struct session *s, const char *path, const char *sort,

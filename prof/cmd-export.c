@@ -126,8 +126,8 @@ struct first_event {
 	uint64_t skipped;
 };
 
-static int take_sample(void *ctx, const struct pd_sample *ps, const struct hist_key *k,
-		       struct kp_err *err)
+static int take_sample(void *ctx, const struct pd_sample *ps,
+		       const struct hist_key *frames, size_t nr, struct kp_err *err)
 {
 	struct first_event *fe = ctx;
 
@@ -135,7 +135,7 @@ static int take_sample(void *ctx, const struct pd_sample *ps, const struct hist_
 		fe->skipped++;
 		return 0;
 	}
-	return export_profile_add(&fe->profile, ps, k, err);
+	return export_profile_add(&fe->profile, ps, frames, nr, err);
 }
 
 static FILE *open_output(const char *path, struct kp_err *err)

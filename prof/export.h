@@ -28,11 +28,11 @@ struct export_frame {
 };
 
 /*
- * A sample's stack, leaf first, in @out (room for @max): its callchain when
- * the sample has one, else the one frame the session resolved (@k).
- * Returns the number of frames.
+ * A sample's stack, leaf first, in @out (room for @max): the @nr frames
+ * the session resolved, its own and its callers' when it has a call chain.
+ * Deeper stacks keep their innermost @max frames. Returns the number kept.
  */
-size_t export_sample_stack(const struct pd_sample *ps, const struct hist_key *k,
+size_t export_sample_stack(const struct hist_key *frames, size_t nr,
 			   struct export_frame *out, size_t max);
 
 /* Samples with equal stacks and labels, counted together. */
@@ -66,7 +66,7 @@ void export_profile_init(struct export_profile *p, const char *event,
 			 const struct symbol_opts *sopts);
 /* Count one sample: a session_frame_fn, with the profile as @ctx. */
 int export_profile_add(void *profile, const struct pd_sample *ps,
-		       const struct hist_key *k, struct kp_err *err);
+		       const struct hist_key *frames, size_t nr, struct kp_err *err);
 void export_profile_release(struct export_profile *p);
 
 /* Frame kinds, for colors: the frame levels, and the root frames. */

@@ -12,15 +12,17 @@
 
 #include "ksym/ksym.h"
 
-size_t export_sample_stack(const struct pd_sample *ps, const struct hist_key *k,
+size_t export_sample_stack(const struct hist_key *frames, size_t nr,
 			   struct export_frame *out, size_t max)
 {
-	(void)ps; /* the callchain, once recorded, is read from here */
-	if (!max)
-		return 0;
-	out[0] = (struct export_frame){
-		.level = k->level, .sym = k->sym, .dso = k->dso, .addr = k->addr};
-	return 1;
+	size_t n = nr < max ? nr : max;
+
+	for (size_t i = 0; i < n; i++)
+		out[i] = (struct export_frame){.level = frames[i].level,
+					       .sym = frames[i].sym,
+					       .dso = frames[i].dso,
+					       .addr = frames[i].addr};
+	return n;
 }
 
 void export_profile_init(struct export_profile *p, const char *event,
@@ -137,10 +139,11 @@ static struct export_stack *find_or_add(struct export_profile *p,
 }
 
 int export_profile_add(void *profile, const struct pd_sample *ps,
-		       const struct hist_key *k, struct kp_err *err)
+		       const struct hist_key *frames, size_t nr, struct kp_err *err)
 {
+	const struct hist_key *k = &frames[0];
 	struct export_profile *p = profile;
-	struct export_frame frames[EXPORT_STACK_MAX];
+	struct export_frame stack[EXPORT_STACK_MAX];
 	struct export_stack key = {
 		.comm = k->comm,
 		.pid = k->pid,
@@ -148,11 +151,11 @@ int export_profile_add(void *profile, const struct pd_sample *ps,
 		.vcpu = k->vcpu,
 		.level = k->level,
 		.cr3 = k->cr3,
-		.frames = frames,
+		.frames = stack,
 	};
 	struct export_stack *st;
 
-	key.nr_frames = export_sample_stack(ps, k, frames, EXPORT_STACK_MAX);
+	key.nr_frames = export_sample_stack(frames, nr, stack, EXPORT_STACK_MAX);
 	st = find_or_add(p, &key);
 	if (!st)
 		return kp_errorf(err, ENOMEM, "out of memory");

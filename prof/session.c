@@ -563,6 +563,18 @@ static bool add_host_fast(struct session *s, const struct pd_sample *ps, struct 
 	return true;
 }
 
+/* The sample's frames, its own and its callers', to the session's taker. */
+static int frame_fn_call(struct session *s, const struct pd_sample *ps,
+			 const struct hist_key *k, struct kp_err *err)
+{
+	const struct hist_key *frames;
+	int nr = session_sample_frames(s, ps, k, &frames);
+
+	if (nr < 0)
+		return kp_errorf(err, ENOMEM, "out of memory");
+	return s->frame_fn(s->frame_ctx, ps, frames, (size_t)nr, err);
+}
+
 /* @ordinal: the sample's position in the file, which indexes its guest context. */
 static int on_sample(struct session *s, const struct pd_sample *sample, uint64_t ordinal,
 		     struct kp_err *err)
@@ -613,7 +625,7 @@ static int on_sample(struct session *s, const struct pd_sample *sample, uint64_t
 	}
 	count_sample(s, m, level);
 	if (s->frame_fn)
-		return s->frame_fn(s->frame_ctx, ps, &k, err);
+		return frame_fn_call(s, ps, &k, err);
 	if (e && !guest) {
 		ret = add_cached(s, h, e, &k, ps->period);
 		row = e->row;

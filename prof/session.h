@@ -67,12 +67,14 @@ typedef int (*session_sample_fn)(void *ctx, const struct pd_sample *ps,
 				 struct kp_err *err);
 /*
  * Takes every sample the filters keep, resolved as the histograms would
- * have it (@k: its comm, guest, vCPU, CR3, level and one frame), in place
- * of the histograms (kvmprof export). @k's pointers live as long as the
- * session.
+ * have it, in place of the histograms (kvmprof export): @frames[0] is its
+ * key (comm, guest, vCPU, CR3, level and its own frame), then come its
+ * callers from its call chain, @nr in all. The keys' pointers live as long
+ * as the session; @frames until the next sample.
  */
 typedef int (*session_frame_fn)(void *ctx, const struct pd_sample *ps,
-				const struct hist_key *k, struct kp_err *err);
+				const struct hist_key *frames, size_t nr,
+				struct kp_err *err);
 
 struct session {
 	struct pd_file *file;	     /* live: the events, with no data */

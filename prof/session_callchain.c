@@ -119,18 +119,29 @@ static int add_callers(struct session *s, struct hists *h, const struct pd_sampl
 	return 0;
 }
 
-int session_add_chain(struct session *s, struct hists *h, const struct pd_sample *ps,
-		      const struct hist_key *self, struct hist_entry *row)
+int session_sample_frames(struct session *s, const struct pd_sample *ps,
+			  const struct hist_key *self, const struct hist_key **frames)
 {
-	uint64_t stamp = ++s->chain_stamp;
-	size_t nr;
-
 	if (!s->frames) {
 		s->frames = calloc(CALLCHAIN_MAX_FRAMES, sizeof(*s->frames));
 		if (!s->frames)
 			return -ENOMEM;
 	}
-	nr = resolve_frames(s, ps, self, s->frames);
+	*frames = s->frames;
+	return (int)resolve_frames(s, ps, self, s->frames);
+}
+
+int session_add_chain(struct session *s, struct hists *h, const struct pd_sample *ps,
+		      const struct hist_key *self, struct hist_entry *row)
+{
+	uint64_t stamp = ++s->chain_stamp;
+	const struct hist_key *frames;
+	int ret = session_sample_frames(s, ps, self, &frames);
+	size_t nr;
+
+	if (ret < 0)
+		return ret;
+	nr = (size_t)ret;
 	if (s->chains.graph && add_path(s, row, s->frames, nr, 0, ps->period))
 		return -ENOMEM;
 	if (!s->chains.children)

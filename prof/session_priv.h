@@ -23,6 +23,14 @@ void session_resolve(struct session *s, struct machine *m, uint32_t pid, uint64_
 		     struct hist_key *k);
 
 /*
+ * Sample @ps's frames, resolved: @self (its own key) first, then its
+ * callers' from its call chain, in @frames (the session's; valid until the
+ * next sample). Their number, or -ENOMEM.
+ */
+int session_sample_frames(struct session *s, const struct pd_sample *ps,
+			  const struct hist_key *self, const struct hist_key **frames);
+
+/*
  * Sample @ps, whose own row @row of @h has key @self: its chain's frames
  * resolved, counted in their rows' Children (s->chains.children), and its
  * paths added to their trees (s->chains.graph). 0 or -ENOMEM.

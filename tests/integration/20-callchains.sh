@@ -1,5 +1,6 @@
 #!/bin/bash
-# kvmprof record -g and report -g/--children on this machine, against perf 6.1.
+# kvmprof record -g, report -g/--children (against perf 6.1) and export of
+# the call chains (folded stacks, go tool pprof) on this machine.
 . "$(dirname "$0")/../lib.sh"
 
 # main -> outer -> inner -> spin, with frame pointers: a known chain to find.
@@ -86,3 +87,27 @@ check "--no-children -g: Overhead column with trees" \
 "$KVMPROF" record -q -o "$TMP/flat.data" -- true
 expect_fail "-g on a file without call chains says so" "no call chains" \
 	"$KVMPROF" report -i "$TMP/flat.data" -g
+
+# Export of the same -g file: each stack is the sample's call chain.
+"$KVMPROF" export -i "$F" --folded "$TMP/cc.folded" 2>"$TMP/export.err"
+check "folded stacks hold the chain, outermost first: main;outer;inner;spin" \
+	grep -qE '^chain;(.*;)?main;outer;inner;spin [0-9]+$' "$TMP/cc.folded"
+samples=$(sed -n 's/^# Samples: \([0-9]*\) of event.*/\1/p' <("$KVMPROF" report -i "$F"))
+sum=$(awk '{ s += $NF } END { print s }' "$TMP/cc.folded")
+check "folded counts sum to report's samples ($sum = $samples)" test "$sum" = "$samples"
+if ! command -v go >/dev/null; then
+	skip "go tool pprof reads the stacks" "no go (scripts/deps.sh: golang-go)"
+else
+	export PPROF_TMPDIR=$TMP HOME=${HOME:-$TMP}
+	"$KVMPROF" export -i "$F" --pprof "$TMP/cc.pb.gz"
+	go tool pprof -traces "$TMP/cc.pb.gz" >"$TMP/cc.traces" 2>"$TMP/cc.traces.err"
+	check "go tool pprof -traces: spin, then inner, outer and main, its callers" \
+		bash -c "awk '{ print \$NF }' '$TMP/cc.traces' | grep -A3 -x spin | tr '\n' ' ' |
+			grep -q 'spin inner outer main'"
+	cum_of() {
+		go tool pprof -top -cum -nodecount=50 "$TMP/cc.pb.gz" 2>/dev/null |
+			awk -v s="$1" '$NF == s { print $(NF-1); exit }' | tr -d %
+	}
+	check "pprof -top -cum: main's cumulative share ($(cum_of main)%) >= spin's ($(cum_of spin)%)" \
+		awk -v a="$(cum_of main)" -v b="$(cum_of spin)" 'BEGIN { exit !(a >= b && b > 0) }'
+fi

@@ -3,7 +3,8 @@
  * kvmprof record: sample host and guest execution into a perf.data file.
  *
  *   kvmprof record [-a] [-p PID] [-e EVENTS] [-F FREQ | -c PERIOD] [-m PAGES]
- *                  [--host] [--guest] [-o FILE] [-- COMMAND [ARGS]]
+ *                  [-g | --call-graph fp] [--host] [--guest] [-o FILE]
+ *                  [-- COMMAND [ARGS]]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -40,8 +41,9 @@ static void record_usage(FILE *out)
 	fprintf(out,
 		"usage: kvmprof record [-a] [-p PID] [-e EVENT[,EVENT]] [-F FREQ | -c "
 		"PERIOD]\n"
-		"                      [-m PAGES] [--host] [--guest] [-o FILE] [-q]\n"
-		"                      [-- COMMAND [ARGS...]]\n\n"
+		"                      [-m PAGES] [-g | --call-graph fp] [--host] "
+		"[--guest]\n"
+		"                      [-o FILE] [-q] [-- COMMAND [ARGS...]]\n\n"
 		"  -a, --all-cpus   sample every CPU (default without -p or a command)\n"
 		"  -p, --pid PID    sample one process\n"
 		"  -e, --event      cpu-clock (default), task-clock, cycles, "
@@ -50,6 +52,12 @@ static void record_usage(FILE *out)
 		"  -c, --count      sample every PERIOD events instead\n"
 		"  -m, --mmap-pages data pages per CPU ring, a power of two (default "
 		"128)\n"
+		"  -g               record call chains (frame pointers), as "
+		"--call-graph fp\n"
+		"      --call-graph fp  call chains by frame pointers, up to "
+		"kernel.perf_event_max_stack\n"
+		"                   frames (127 by default); dwarf and lbr are not "
+		"supported\n"
 		"      --host       host samples only   (default output perf.data.host)\n"
 		"      --guest      guest samples only  (default output "
 		"perf.data.guest)\n"
@@ -75,6 +83,18 @@ static int parse_ulong(const char *s, unsigned long *v)
 	return errno || end == s || *end ? -EINVAL : 0;
 }
 
+/* Only frame pointers: dwarf needs user stack copies and an unwinder. */
+static int parse_call_graph(const char *mode)
+{
+	if (!strcmp(mode, "fp"))
+		return 0;
+	fprintf(stderr,
+		"kvmprof record: --call-graph %s is not supported: only fp (frame "
+		"pointers; build programs with -fno-omit-frame-pointer)\n",
+		mode);
+	return -EINVAL;
+}
+
 static int parse_record_args(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
@@ -90,13 +110,14 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 		{"guestkallsyms", required_argument, NULL, 'K'},
 		{"guests-conf", required_argument, NULL, 'C'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"call-graph", required_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	unsigned long v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+ap:e:F:c:m:o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+ap:e:F:c:m:o:qgh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			o->ev.system_wide = true;
@@ -139,6 +160,14 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 'g':
+			o->ev.callchain = true;
+			break;
+		case 'R':
+			if (parse_call_graph(optarg))
+				return -EINVAL;
+			o->ev.callchain = true;
 			break;
 		case 'h':
 			record_usage(stdout);

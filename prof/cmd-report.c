@@ -13,6 +13,7 @@
 #include "builtin.h"
 #include "output.h"
 #include "session.h"
+#include "symopts.h"
 
 struct report_opts {
 	const char *input;
@@ -21,91 +22,123 @@ struct report_opts {
 	bool guest;
 	struct symbol_opts sym;
 	struct output_opts out;
+	int children;	  /* --children 1, --no-children 0, neither -1 */
+	int caller_order; /* -g caller 1 (perf's default), -g callee 0 */
 };
 
 static void report_usage(FILE *out)
 {
+	fprintf(out, "usage: kvmprof report [-i FILE] [--stdio] [-s KEYS] [-n] "
+		     "[--percent-limit PCT]\n"
+		     "                      [--showcpuutilization] [--host] [--guest]\n"
+		     "                      [-g [graph,PCT,caller|callee]] [--children | "
+		     "--no-children]\n");
+	symopts_synopsis(out, 22);
 	fprintf(out,
-		"usage: kvmprof report [-i FILE] [--stdio] [-s KEYS] [-n] [--percent-limit PCT]\n"
-		"                      [--showcpuutilization] [--host] [--guest]\n"
-		"                      [--kallsyms FILE] [-k VMLINUX] [--guestmount DIR]\n"
-		"                      [--guestkallsyms FILE] [--guestvmlinux FILE]\n"
-		"                      [--guestmodules FILE] [--guest-slide HEX]\n\n"
+		"\n"
 		"  -i, --input        perf.data file (default perf.data)\n"
-		"  -s, --sort         keys: comm, pid, dso, sym, guest, vcpu, cr3, cpu, cpumode\n"
+		"  -s, --sort         keys: comm, pid, dso, sym, guest, vcpu, cr3, cpu, "
+		"cpumode\n"
 		"                     (default comm,dso,sym)\n"
 		"  -n, --show-nr-samples   add a Samples column\n"
 		"      --percent-limit PCT  hide rows under PCT percent\n"
 		"      --showcpuutilization  add sys, usr, guest sys, guest usr columns\n"
+		"  -g, --call-graph [graph,PCT,caller|callee]  each row's call chains "
+		"(from\n"
+		"                     record -g) as a tree; branches under PCT percent "
+		"(0.5)\n"
+		"                     hidden; from the outermost caller down (caller, "
+		"the\n"
+		"                     default) or from the row up (callee). Only perf's "
+		"graph mode.\n"
+		"      --children     Children (with callees) and Self columns, sorted "
+		"by\n"
+		"                     Children (default with -g)\n"
+		"      --no-children  one Overhead column, the samples' own addresses "
+		"only\n"
 		"      --no-header    no '#' header lines\n"
-		"      --host/--guest only host or only guest samples (default both)\n"
-		"      --kallsyms     host kernel symbols (default: the file's embedded ones,\n"
-		"                     else /proc/kallsyms of the same running kernel)\n"
-		"  -k, --vmlinux      host kernel image or vmlinux, before --kallsyms\n"
-		"      --guestmount   guest symbol tree: DIR/<name>/kallsyms (guestfs-mount)\n"
-		"                     or perf's DIR/<qemu-pid>/proc/kallsyms (default %s)\n"
-		"      --guestkallsyms  guest kernel symbols, for every guest\n"
-		"      --guestvmlinux   guest kernel image or vmlinux, for every guest\n"
-		"      --guestmodules   guest /proc/modules list, for every guest\n"
-		"      --guest-slide  KASLR slide of the guest kernel, overriding every other\n"
-		"                     source\n"
-		"      --stdio        text output (the only output; accepted for perf users)\n",
-		GUEST_MOUNT_DEFAULT);
-}
-
-static int parse_slide(const char *s, int64_t *slide)
-{
-	bool neg = s[0] == '-';
-	char *end;
-	uint64_t v;
-
-	errno = 0;
-	v = strtoull(s + neg, &end, 16);
-	if (errno || end == s + neg || *end)
-		return -EINVAL;
-	*slide = neg ? -(int64_t)v : (int64_t)v;
-	return 0;
+		"      --host/--guest only host or only guest samples (default both)\n");
+	symopts_help(out);
+	fprintf(out, "      --stdio        text output (the only output; accepted for "
+		     "perf users)\n");
 }
 
 enum {
 	OPT_STDIO = 256,
 	OPT_HOST,
 	OPT_GUEST,
-	OPT_KALLSYMS,
-	OPT_GUESTMOUNT,
-	OPT_GUESTKALLSYMS,
-	OPT_GUESTVMLINUX,
-	OPT_GUESTMODULES,
-	OPT_GUESTSLIDE,
 	OPT_PERCENT_LIMIT,
 	OPT_CPUUTIL,
 	OPT_NO_HEADER,
+	OPT_CHILDREN,
+	OPT_NO_CHILDREN,
 };
 
-static int parse_option(struct report_opts *o, int c, const char *arg)
+/*
+ * perf's -g print spec, the part kvmprof draws: "graph", a threshold in
+ * percent and "caller" or "callee", in any order, comma-separated.
+ */
+static int parse_chain_spec(const char *spec, struct report_opts *o)
 {
+	char buf[128], *save = NULL, *tok, *end;
+
+	if (snprintf(buf, sizeof(buf), "%s", spec) >= (int)sizeof(buf))
+		return -EINVAL;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		double pct;
+
+		if (!strcmp(tok, "graph"))
+			continue;
+		if (!strcmp(tok, "caller") || !strcmp(tok, "callee")) {
+			o->caller_order = !strcmp(tok, "caller");
+			continue;
+		}
+		pct = strtod(tok, &end);
+		if (end == tok || *end || pct < 0 || pct > 100)
+			return -EINVAL;
+		o->out.chain_percent = pct;
+	}
+	return 0;
+}
+
+static int parse_option(void *opts, int c, const char *arg)
+{
+	struct report_opts *o = opts;
 	char *end;
 
 	switch (c) {
-	case 'i': o->input = arg; break;
-	case 's': o->sort = arg; break;
-	case 'n': o->out.show_samples = true; break;
-	case 'k': o->sym.vmlinux = arg; break;
-	case OPT_STDIO: break;
-	case OPT_HOST: o->host = true; break;
-	case OPT_GUEST: o->guest = true; break;
-	case OPT_KALLSYMS: o->sym.kallsyms = arg; break;
-	case OPT_GUESTMOUNT: o->sym.guestmount = arg; break;
-	case OPT_GUESTKALLSYMS: o->sym.guestkallsyms = arg; break;
-	case OPT_GUESTVMLINUX: o->sym.guestvmlinux = arg; break;
-	case OPT_GUESTMODULES: o->sym.guestmodules = arg; break;
-	case OPT_CPUUTIL: o->out.cpu_utilization = true; break;
-	case OPT_NO_HEADER: o->out.header = false; break;
-	case OPT_GUESTSLIDE:
-		if (parse_slide(arg, &o->sym.guest_slide))
-			return -EINVAL;
-		o->sym.has_guest_slide = true;
+	case 'i':
+		o->input = arg;
 		break;
+	case 's':
+		o->sort = arg;
+		break;
+	case 'n':
+		o->out.show_samples = true;
+		break;
+	case OPT_STDIO:
+		break;
+	case OPT_HOST:
+		o->host = true;
+		break;
+	case OPT_GUEST:
+		o->guest = true;
+		break;
+	case OPT_CPUUTIL:
+		o->out.cpu_utilization = true;
+		break;
+	case OPT_NO_HEADER:
+		o->out.header = false;
+		break;
+	case OPT_CHILDREN:
+		o->children = 1;
+		break;
+	case OPT_NO_CHILDREN:
+		o->children = 0;
+		break;
+	case 'g':
+		o->out.graph = true;
+		return arg ? parse_chain_spec(arg, o) : 0;
 	case OPT_PERCENT_LIMIT:
 		o->out.percent_limit = strtod(arg, &end);
 		if (end == arg || *end || o->out.percent_limit < 0)
@@ -119,63 +152,77 @@ static int parse_option(struct report_opts *o, int c, const char *arg)
 
 static int parse_report_args(int argc, char **argv, struct report_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "show-nr-samples", no_argument, NULL, 'n' },
-		{ "vmlinux", required_argument, NULL, 'k' },
-		{ "stdio", no_argument, NULL, OPT_STDIO },
-		{ "host", no_argument, NULL, OPT_HOST },
-		{ "guest", no_argument, NULL, OPT_GUEST },
-		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-		{ "guestmount", required_argument, NULL, OPT_GUESTMOUNT },
-		{ "guestkallsyms", required_argument, NULL, OPT_GUESTKALLSYMS },
-		{ "guestvmlinux", required_argument, NULL, OPT_GUESTVMLINUX },
-		{ "guestmodules", required_argument, NULL, OPT_GUESTMODULES },
-		{ "guest-slide", required_argument, NULL, OPT_GUESTSLIDE },
-		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
-		{ "showcpuutilization", no_argument, NULL, OPT_CPUUTIL },
-		{ "no-header", no_argument, NULL, OPT_NO_HEADER },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+	static const struct option own[] = {
+		{"input", required_argument, NULL, 'i'},
+		{"sort", required_argument, NULL, 's'},
+		{"show-nr-samples", no_argument, NULL, 'n'},
+		{"stdio", no_argument, NULL, OPT_STDIO},
+		{"host", no_argument, NULL, OPT_HOST},
+		{"guest", no_argument, NULL, OPT_GUEST},
+		{"percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT},
+		{"showcpuutilization", no_argument, NULL, OPT_CPUUTIL},
+		{"no-header", no_argument, NULL, OPT_NO_HEADER},
+		/* As perf: -g takes a print spec, also as the next word. */
+		{"call-graph", optional_argument, NULL, 'g'},
+		{"children", no_argument, NULL, OPT_CHILDREN},
+		{"no-children", no_argument, NULL, OPT_NO_CHILDREN},
+		{"help", no_argument, NULL, 'h'},
+		{0},
 	};
-	int c;
 
 	o->out.header = true;
-	while ((c = getopt_long(argc, argv, "i:s:nk:h", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			report_usage(stdout);
-			exit(0);
-		}
-		if (c == '?' || parse_option(o, c, optarg)) {
-			if (c != '?')
-				fprintf(stderr, "kvmprof report: bad value '%s'\n", optarg);
-			report_usage(stderr);
-			return -EINVAL;
-		}
-	}
+	o->out.chain_percent = 0.5;
+	o->children = -1;
+	o->caller_order = 1;
+	if (symopts_getopt("report", argc, argv, "i:s:ng::h", own, &o->sym, parse_option,
+			   o, report_usage))
+		return -EINVAL;
 	if (optind < argc) {
-		fprintf(stderr, "kvmprof report: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "kvmprof report: unexpected argument '%s'\n",
+			argv[optind]);
 		return -EINVAL;
 	}
 	return 0;
 }
 
+/* perf's defaults: -g brings --children, and its trees are in caller order. */
+static void chain_defaults(struct report_opts *o, struct session_chains *c)
+{
+	o->out.children = o->children == 1 || (o->children == -1 && o->out.graph);
+	c->children = o->out.children;
+	c->graph = o->out.graph;
+	c->caller_order = o->caller_order != 0;
+}
+
+static bool has_callchains(const struct pd_file *f)
+{
+	for (size_t i = 0; i < f->nr_evsels; i++)
+		if (f->evsels[i].attr.sample_type & PERF_SAMPLE_CALLCHAIN)
+			return true;
+	return false;
+}
+
 int cmd_report(int argc, char **argv)
 {
-	struct report_opts o = { 0 };
+	struct report_opts o = {0};
 	struct session s;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	int ret;
 
 	if (parse_report_args(argc, argv, &o))
 		return 2;
-	ret = session_open(&s, o.input ? o.input : "perf.data", o.sort ? o.sort : "comm,dso,sym",
-			   &o.sym, &err);
+	ret = session_open(&s, o.input ? o.input : "perf.data",
+			   o.sort ? o.sort : "comm,dso,sym", &o.sym, &err);
 	/* Said before the work: a short report should not look like a whole one. */
 	if (!ret)
 		output_unfinished(&s, "kvmprof report: warning: ", stderr);
+	if (!ret && o.out.graph && !has_callchains(s.file))
+		ret = kp_errorf(
+			&err, EINVAL,
+			"-g: %s has no call chains (record with kvmprof record -g)",
+			s.file->path);
 	if (!ret) {
+		chain_defaults(&o, &s.chains);
 		s.want_host = o.host || !o.guest;
 		s.want_guest = o.guest || !o.host;
 		ret = session_process(&s, &err);

@@ -7,14 +7,38 @@
 #include <string.h>
 
 /*
+ * The deepest chain the kernel accepts (kernel.perf_event_max_stack), as
+ * perf asks for it; perf's default when the sysctl cannot be read.
+ */
+static uint16_t max_stack(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "r");
+	unsigned long v = 0;
+
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	if (!v)
+		return EVSETUP_MAX_STACK_DEFAULT;
+	return v > UINT16_MAX ? UINT16_MAX : (uint16_t)v;
+}
+
+/*
  * IDENTIFIER, IP, TID and TIME come first: record_state.c and the live
- * session read a sample's pid and time at these fixed places.
+ * session read a sample's pid and time at these fixed places. The kernel
+ * writes a call chain after PERIOD, so asking for one leaves them there.
  */
 static void fill_attr(const struct event_opts *o, struct perf_event_attr *attr)
 {
 	attr->size = sizeof(*attr);
 	attr->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	if (o->callchain) {
+		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		attr->sample_max_stack = max_stack();
+	}
 	if (o->period) {
 		attr->sample_period = o->period;
 	} else {

@@ -22,9 +22,21 @@ struct event_opts {
 	bool guest;	      /* --guest; neither flag means both */
 	bool system_wide;     /* every CPU, every process */
 	bool enable_on_exec;  /* a command started for the recording */
+	bool callchain;	      /* -g: frame-pointer call chains in each sample */
 };
 
-/* The pid of a sample of these events (0 when too short to hold one). */
+/*
+ * perf's default deepest call chain; the kernel refuses more than its
+ * kernel.perf_event_max_stack sysctl, which evsetup reads.
+ */
+#define EVSETUP_MAX_STACK_DEFAULT 127
+
+/*
+ * The sample layout keeps IDENTIFIER, IP, TID and TIME first whatever
+ * else is asked (a call chain comes after PERIOD, the guest context
+ * last), so these two read fixed places.
+ *
+ * The pid of a sample of these events (0 when too short to hold one). */
 static inline uint32_t evsetup_sample_pid(const struct perf_event_header *ev)
 {
 	const uint32_t *w = (const void *)(ev + 1);

@@ -16,20 +16,21 @@
 
 #include "ksym/ksym.h"
 
-static void release_of(const struct guestsyms_opts *o, const char *name, pid_t pid,
-		       struct guest_kernel *k)
+void guest_kernel_release(const struct guestsyms_opts *o, const char *name, pid_t pid,
+			  char *out, size_t size)
 {
 	const char *mount = o->mount ? o->mount : GUEST_MOUNT_DEFAULT;
 	char path[GUESTSYMS_PATH_MAX];
 
+	out[0] = '\0';
 	snprintf(path, sizeof(path), "%s/" GUEST_TREE_BY_PID "/%d/proc/version", mount,
 		 (int)pid);
-	if (guestsyms_release(path, k->release, sizeof(k->release)))
+	if (guestsyms_release(path, out, size))
 		return;
 	if (!name)
 		return;
 	snprintf(path, sizeof(path), "%s/%s/" GUEST_F_VERSION, mount, name);
-	guestsyms_release(path, k->release, sizeof(k->release));
+	guestsyms_release(path, out, size);
 }
 
 static bool read_lstar(pid_t pid, struct guest_kernel *k)
@@ -137,7 +138,7 @@ void guest_kernel_find(const struct guestsyms_opts *o, const char *name, pid_t p
 	int n;
 
 	memset(k, 0, sizeof(*k));
-	release_of(o, name, pid, k);
+	guest_kernel_release(o, name, pid, k->release, sizeof(k->release));
 	if (!read_lstar(pid, k))
 		return;
 	if (name && !o->vmlinux && !o->kallsyms) {

@@ -23,4 +23,12 @@ struct guest_kernel {
 void guest_kernel_find(const struct guestsyms_opts *o, const char *name, pid_t pid,
 		       struct guest_kernel *k);
 
+/*
+ * The kernel release guest @name (NULL when unknown) run by QEMU process
+ * @pid runs, from the guest tree (perf's by-pid proc/version, else
+ * guestfs-mount's <name>/version); "" when unknown.
+ */
+void guest_kernel_release(const struct guestsyms_opts *o, const char *name, pid_t pid,
+			  char *out, size_t size);
+
 #endif

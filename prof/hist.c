@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "hist.h"
 
+#include "callchain.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,11 +85,18 @@ bool hists_has_key(const struct hists *h, enum sort_key key)
 	return false;
 }
 
+static void free_entry(struct hist_entry *e)
+{
+	if (e->chain)
+		callchain_free(e->chain, true);
+	free(e);
+}
+
 void hists_release(struct hists *h)
 {
 	hashmap_release(&h->index);
 	for (size_t i = 0; i < h->nr_entries; i++)
-		free(h->entries[i]);
+		free_entry(h->entries[i]);
 	free(h->entries);
 	memset(h, 0, sizeof(*h));
 }
@@ -226,6 +235,30 @@ struct hist_entry *hists_add(struct hists *h, const struct hist_key *key, uint64
 	return e;
 }
 
+bool hists_add_children_to(struct hist_entry *e, const struct hist_pass *p)
+{
+	if (!e->chain_depth || p->depth + 1 < e->chain_depth)
+		e->chain_depth = p->depth + 1;
+	if (e->children_stamp == p->stamp)
+		return false;
+	e->children_stamp = p->stamp;
+	e->children_period += p->period;
+	return true;
+}
+
+struct hist_entry *hists_add_children(struct hists *h, const struct hist_key *key,
+				      const struct hist_pass *p, bool *counted)
+{
+	struct hist_key k;
+	struct hist_entry *e;
+
+	mask_key(h, key, &k);
+	e = find_or_add(h, &k);
+	if (e)
+		*counted = hists_add_children_to(e, p);
+	return e;
+}
+
 static uint64_t scale(uint64_t v, unsigned num, unsigned den)
 {
 	return v / den * num + v % den * num / den;
@@ -259,7 +292,7 @@ int hists_decay(struct hists *h, unsigned num, unsigned den)
 		uint64_t hash = key_hash(&e->key);
 
 		if (!decay_entry(h, e, num, den)) {
-			free(e);
+			free_entry(e);
 			continue;
 		}
 		e->next_same_hash = hashmap_get(&h->index, hash);
@@ -313,4 +346,22 @@ void hists_sort(struct hists *h)
 	if (!h->nr_entries)
 		return;
 	qsort(h->entries, h->nr_entries, sizeof(*h->entries), entry_cmp);
+}
+
+static int children_cmp(const void *pa, const void *pb)
+{
+	const struct hist_entry *a = *(const struct hist_entry *const *)pa;
+	const struct hist_entry *b = *(const struct hist_entry *const *)pb;
+
+	if (a->children_period != b->children_period)
+		return a->children_period > b->children_period ? -1 : 1;
+	if (a->chain_depth != b->chain_depth)
+		return a->chain_depth < b->chain_depth ? -1 : 1;
+	return entry_cmp(pa, pb);
+}
+
+void hists_sort_children(struct hists *h)
+{
+	if (h->nr_entries)
+		qsort(h->entries, h->nr_entries, sizeof(*h->entries), children_cmp);
 }

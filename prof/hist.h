@@ -54,12 +54,19 @@ struct hist_key {
 	int level;
 };
 
+struct cc_node;
+
 struct hist_entry {
 	struct hist_key key;
 	struct hist_entry *next_same_hash;
-	uint64_t period;
+	uint64_t period; /* "Self": the samples whose own address is this row's */
 	uint64_t samples;
 	uint64_t level_period[LEVEL__MAX];
+	/* --children: the samples with this row anywhere in their call chain. */
+	uint64_t children_period;
+	uint64_t children_stamp; /* the last sample counted there: once a sample */
+	uint32_t chain_depth;	 /* 1 + fewest callers above it in a chain, 0 unknown */
+	struct cc_node *chain;	 /* -g: the call chains through this row, or NULL */
 };
 
 struct hists {
@@ -87,6 +94,23 @@ struct hist_entry *hists_add(struct hists *h, const struct hist_key *key,
 			     uint64_t period);
 /* Add a sample to a row hists_add() returned for an equal key. */
 void hists_add_to(struct hists *h, struct hist_entry *e, int level, uint64_t period);
+/* Where a sample's chain passes a row, for --children. */
+struct hist_pass {
+	uint64_t stamp; /* the sample: a number no earlier sample had */
+	uint64_t period;
+	uint32_t depth; /* callers above the row in this chain */
+};
+
+/*
+ * Count @p's period in the Children column of @e once for its sample: a
+ * recursive chain passes a row twice. True when it counted, false when the
+ * sample was already there.
+ */
+bool hists_add_children_to(struct hist_entry *e, const struct hist_pass *p);
+/* The same for the row of @key, made when new (with no Self period). */
+struct hist_entry *hists_add_children(struct hists *h, const struct hist_key *key,
+				      const struct hist_pass *p, bool *counted);
+
 /*
  * Scale every row's periods and counts by @num/@den, dropping the rows
  * that reach zero (and so invalidating pointers to them). -ENOMEM when the
@@ -95,6 +119,12 @@ void hists_add_to(struct hists *h, struct hist_entry *e, int level, uint64_t per
 int hists_decay(struct hists *h, unsigned num, unsigned den);
 /* Sort entries by period, heaviest first (ties broken by key for stable output). */
 void hists_sort(struct hists *h);
+/*
+ * Sort by Children, heaviest first; of rows with equal Children a caller
+ * comes before its callees (fewer callers above it), as perf report
+ * --children shows a single chain top-down; then as hists_sort().
+ */
+void hists_sort_children(struct hists *h);
 bool hists_has_key(const struct hists *h, enum sort_key key);
 const char *sort_key_name(enum sort_key key);
 

@@ -18,6 +18,8 @@ struct command {
 static const struct command commands[] = {
 	{"record", cmd_record, "sample host and guests into a perf.data file"},
 	{"report", cmd_report, "show where the time went, guest functions named"},
+	{"diff", cmd_diff, "compare two recordings per symbol, guests matched by name"},
+	{"export", cmd_export, "write samples as pprof, folded stacks or a flame graph"},
 	{"top", cmd_top, "live view of host and guest functions, as perf kvm top"},
 	{"symbols", cmd_symbols, "print or look up any kernel file's symbol table"},
 	{"guests", cmd_guests, "list running guests: name, vCPUs, disks, kernel, slide"},

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "output.h"
 
+#include "callchain.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -82,10 +84,16 @@ static double pct(uint64_t part, uint64_t total)
 	return total ? 100.0 * (double)part / (double)total : 0.0;
 }
 
+/* The period a row is sorted and limited by: Children when shown. */
+static uint64_t row_period(const struct hist_entry *e, const struct output_opts *o)
+{
+	return o->children ? e->children_period : e->period;
+}
+
 static bool shown(const struct hist_entry *e, const struct hists *h,
 		  const struct output_opts *o)
 {
-	return pct(e->period, h->total_period) >= o->percent_limit;
+	return pct(row_period(e, o), h->total_period) >= o->percent_limit;
 }
 
 static void widths(const struct hists *h, const struct output_opts *o, int *w)
@@ -113,7 +121,7 @@ static void dots(FILE *out, int n)
 static void column_header(const struct hists *h, const struct output_opts *o,
 			  const int *w, FILE *out)
 {
-	fprintf(out, "# Overhead");
+	fprintf(out, o->children ? "# Children      Self" : "# Overhead");
 	if (o->show_samples)
 		fprintf(out, "       Samples");
 	if (o->cpu_utilization)
@@ -121,7 +129,7 @@ static void column_header(const struct hists *h, const struct output_opts *o,
 	for (size_t i = 0; i < h->nr_keys; i++)
 		fprintf(out, "  %-*s", i + 1 < h->nr_keys ? w[i] : 0,
 			headers[h->keys[i]]);
-	fprintf(out, "\n# ........");
+	fprintf(out, o->children ? "\n# ........  ........" : "\n# ........");
 	if (o->show_samples)
 		fprintf(out, "  ............");
 	if (o->cpu_utilization)
@@ -138,6 +146,8 @@ static void row(const struct hist_entry *e, const struct hists *h,
 {
 	char buf[CELL_MAX];
 
+	if (o->children)
+		fprintf(out, "  %7.2f%%", pct(e->children_period, h->total_period));
 	fprintf(out, "  %7.2f%%", pct(e->period, h->total_period));
 	if (o->show_samples)
 		fprintf(out, "  %12" PRIu64, e->samples);
@@ -155,6 +165,33 @@ static void row(const struct hist_entry *e, const struct hists *h,
 			fprintf(out, "  %s", buf);
 	}
 	fputc('\n', out);
+}
+
+/* A call-chain frame as perf names it: the symbol, else the address. */
+static void frame_name(const struct hist_key *k, char *buf, size_t size)
+{
+	char raw[CELL_MAX];
+
+	if (k->sym)
+		snprintf(raw, sizeof(raw), "%s", k->sym->name);
+	else
+		snprintf(raw, sizeof(raw), "%#" PRIx64, k->addr);
+	sanitize(raw, buf, size);
+}
+
+static void chain_graph(const struct hist_entry *e, const struct hists *h,
+			const struct output_opts *o, FILE *out)
+{
+	struct callchain_print p = {
+		.out = out,
+		.total = h->total_period,
+		.min_period =
+			(uint64_t)((double)h->total_period * o->chain_percent / 100.0),
+		.name = frame_name,
+	};
+
+	if (e->chain)
+		callchain_print(e->chain, &p);
 }
 
 static void guest_header(const struct session *s, FILE *out)
@@ -286,9 +323,13 @@ static void event_section(const struct session *s, size_t idx,
 			h->total_period);
 		column_header(h, o, w, out);
 	}
-	for (size_t i = 0; i < h->nr_entries; i++)
-		if (shown(h->entries[i], h, o))
-			row(h->entries[i], h, o, w, out);
+	for (size_t i = 0; i < h->nr_entries; i++) {
+		if (!shown(h->entries[i], h, o))
+			continue;
+		row(h->entries[i], h, o, w, out);
+		if (o->graph)
+			chain_graph(h->entries[i], h, o, out);
+	}
 	fputc('\n', out);
 }
 

@@ -14,6 +14,9 @@ struct output_opts {
 	bool cpu_utilization; /* --showcpuutilization */
 	double percent_limit; /* --percent-limit */
 	bool header;	      /* the '#' header lines */
+	bool children;	      /* --children: Children and Self columns */
+	bool graph;	      /* -g: each row's call-chain tree */
+	double chain_percent; /* -g's threshold: hide branches under it */
 };
 
 /*

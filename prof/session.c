@@ -108,6 +108,7 @@ void session_close(struct session *s)
 	machines_release(&s->machines);
 	ordered_events_release(&s->oe);
 	free(s->round);
+	free(s->frames);
 	guestkmaps_release(&s->kmaps);
 	kvmfeat_release(&s->kvmfeat);
 	guestctx_table_release(&s->ctx);
@@ -308,7 +309,7 @@ static struct machine *guest_machine(struct session *s, int pid)
 	return m;
 }
 
-static int level_of(uint16_t misc)
+int session_level_of(uint16_t misc)
 {
 	switch (misc & PERF_RECORD_MISC_CPUMODE_MASK) {
 	case PERF_RECORD_MISC_KERNEL:
@@ -380,8 +381,7 @@ static void resolve_guest(struct session *s, struct machine *m, uint64_t ip,
 	}
 }
 
-static void resolve_host(struct session *s, const struct pd_sample *ps,
-			 struct hist_key *k)
+static void resolve_host(struct session *s, uint32_t pid, uint64_t ip, struct hist_key *k)
 {
 	struct machine *host = &s->machines.host;
 	const struct map *map;
@@ -390,18 +390,18 @@ static void resolve_host(struct session *s, const struct pd_sample *ps,
 	if (k->level == LEVEL_KERNEL) {
 		if (!s->host_kernel_tried)
 			load_host_kernel(s);
-		k->sym = kernel_lookup(host, ps->ip, &dso);
+		k->sym = kernel_lookup(host, ip, &dso);
 		k->dso = dso;
 		return;
 	}
-	map = machine_find_map(host, (int)ps->pid, ps->ip);
+	map = machine_find_map(host, (int)pid, ip);
 	if (!map)
 		return;
 	k->dso = map->dso;
-	k->sym = dso_lookup_user(map->dso, ps->ip - map->start + map->pgoff, NULL);
+	k->sym = dso_lookup_user(map->dso, ip - map->start + map->pgoff, NULL);
 	/* perf shows an unresolved user address relative to its object. */
 	if (!k->sym)
-		k->addr = ps->ip - map->start + map->pgoff;
+		k->addr = ip - map->start + map->pgoff;
 }
 
 /*
@@ -454,12 +454,15 @@ static const void *cache_owner(int level, uint32_t pid, const struct machine *m)
 				   : (const void *)m;
 }
 
-/* Resolve through the cache: a hit copies sym/dso/addr into @k. */
-static struct resolve_entry *resolve_cached(struct session *s, const struct pd_sample *ps,
+/*
+ * Resolve @ip of process @pid at @k->level in @m through the cache: a hit
+ * copies sym/dso/addr into @k.
+ */
+static struct resolve_entry *resolve_cached(struct session *s, uint32_t pid, uint64_t ip,
 					    struct machine *m, struct hist_key *k)
 {
-	const void *owner = cache_owner(k->level, ps->pid, m);
-	struct resolve_entry *e = cache_find(s, ps->ip, owner);
+	const void *owner = cache_owner(k->level, pid, m);
+	struct resolve_entry *e = cache_find(s, ip, owner);
 
 	if (e) {
 		k->sym = e->sym;
@@ -468,17 +471,23 @@ static struct resolve_entry *resolve_cached(struct session *s, const struct pd_s
 		return e;
 	}
 	if (m->guest)
-		resolve_guest(s, m, ps->ip, k);
+		resolve_guest(s, m, ip, k);
 	else
-		resolve_host(s, ps, k);
-	e = cache_insert(s, ps->ip, owner);
-	*e = (struct resolve_entry){.ip = ps->ip,
+		resolve_host(s, pid, ip, k);
+	e = cache_insert(s, ip, owner);
+	*e = (struct resolve_entry){.ip = ip,
 				    .owner = owner,
 				    .gen = s->cache_gen,
 				    .sym = k->sym,
 				    .dso = k->dso,
 				    .addr = k->addr};
 	return e;
+}
+
+void session_resolve(struct session *s, struct machine *m, uint32_t pid, uint64_t ip,
+		     struct hist_key *k)
+{
+	resolve_cached(s, pid, ip, m, k);
 }
 
 /* Did the last sample through @e land in a row of @h with these inputs? */
@@ -554,17 +563,30 @@ static bool add_host_fast(struct session *s, const struct pd_sample *ps, struct 
 	return true;
 }
 
+/* The sample's frames, its own and its callers', to the session's taker. */
+static int frame_fn_call(struct session *s, const struct pd_sample *ps,
+			 const struct hist_key *k, struct kp_err *err)
+{
+	const struct hist_key *frames;
+	int nr = session_sample_frames(s, ps, k, &frames);
+
+	if (nr < 0)
+		return kp_errorf(err, ENOMEM, "out of memory");
+	return s->frame_fn(s->frame_ctx, ps, frames, (size_t)nr, err);
+}
+
 /* @ordinal: the sample's position in the file, which indexes its guest context. */
 static int on_sample(struct session *s, const struct pd_sample *sample, uint64_t ordinal,
 		     struct kp_err *err)
 {
 	const struct pd_sample *ps = sample;
 	struct hists *h = &s->hists[ps->evsel - s->file->evsels];
-	int level = level_of(ps->misc);
+	int level = session_level_of(ps->misc);
 	bool guest = level == LEVEL_GUEST_KERNEL || level == LEVEL_GUEST_USER;
 	const char *comm = sample_comm(s, (int)ps->pid, (int)ps->tid);
 	struct hist_key k = {0};
 	struct resolve_entry *e = NULL;
+	struct hist_entry *row;
 	const struct guest_ctx *ctx;
 	struct machine *m = &s->machines.host;
 	int ret;
@@ -573,7 +595,8 @@ static int on_sample(struct session *s, const struct pd_sample *sample, uint64_t
 		s->filtered++;
 		return 0;
 	}
-	if (!guest && add_host_fast(s, ps, h, level, comm))
+	if (!guest && !s->frame_fn && !s->chains.children && !s->chains.graph &&
+	    add_host_fast(s, ps, h, level, comm))
 		return 0;
 	ctx = guestctx_of(&s->ctx, ordinal - s->ctx_base);
 	k.level = level;
@@ -596,15 +619,22 @@ static int on_sample(struct session *s, const struct pd_sample *sample, uint64_t
 		k.vcpu = ctx ? (int)ctx->vcpu_id : vcpu_from_comm(k.comm);
 		k.cr3 = ctx ? ctx->cr3 : 0;
 		if (k.level == LEVEL_GUEST_KERNEL)
-			e = resolve_cached(s, ps, m, &k);
+			e = resolve_cached(s, ps->pid, ps->ip, m, &k);
 	} else {
-		e = resolve_cached(s, ps, m, &k);
+		e = resolve_cached(s, ps->pid, ps->ip, m, &k);
 	}
 	count_sample(s, m, level);
-	if (e && !guest)
+	if (s->frame_fn)
+		return frame_fn_call(s, ps, &k, err);
+	if (e && !guest) {
 		ret = add_cached(s, h, e, &k, ps->period);
-	else
-		ret = hists_add(h, &k, ps->period) ? 0 : -ENOMEM;
+		row = e->row;
+	} else {
+		row = hists_add(h, &k, ps->period);
+		ret = row ? 0 : -ENOMEM;
+	}
+	if (!ret && (s->chains.children || s->chains.graph))
+		ret = session_add_chain(s, h, ps, &k, row);
 	return ret ? kp_errorf(err, ENOMEM, "out of memory") : 0;
 }
 
@@ -812,6 +842,9 @@ int session_process(struct session *s, struct kp_err *err)
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < s->file->nr_evsels; i++)
-		hists_sort(&s->hists[i]);
+		if (s->chains.children)
+			hists_sort_children(&s->hists[i]);
+		else
+			hists_sort(&s->hists[i]);
 	return 0;
 }

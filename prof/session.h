@@ -54,14 +54,34 @@ struct resolve_entry {
 
 struct guest_namer;
 
+/* What report asks of the samples' call chains (-g, --children). */
+struct session_chains {
+	bool children;	   /* a Children column: each row's share with its callees */
+	bool graph;	   /* a call-chain tree under each row */
+	bool caller_order; /* trees from the outermost caller down, else from the row up
+			    */
+};
+
 /* Takes every sample in place of the histograms (kvmprof stat exits). */
 typedef int (*session_sample_fn)(void *ctx, const struct pd_sample *ps,
 				 struct kp_err *err);
+/*
+ * Takes every sample the filters keep, resolved as the histograms would
+ * have it, in place of the histograms (kvmprof export): @frames[0] is its
+ * key (comm, guest, vCPU, CR3, level and its own frame), then come its
+ * callers from its call chain, @nr in all. The keys' pointers live as long
+ * as the session; @frames until the next sample.
+ */
+typedef int (*session_frame_fn)(void *ctx, const struct pd_sample *ps,
+				const struct hist_key *frames, size_t nr,
+				struct kp_err *err);
 
 struct session {
 	struct pd_file *file;	     /* live: the events, with no data */
 	session_sample_fn sample_fn; /* NULL: samples go to the histograms */
 	void *sample_ctx;
+	session_frame_fn frame_fn; /* NULL: resolved samples go to the histograms */
+	void *frame_ctx;
 	const struct symbol_opts *sopts;
 	struct machines machines;
 	struct hists *hists; /* one per evsel */
@@ -90,6 +110,10 @@ struct session {
 	const struct guest_namer *namer; /* names each guest at its first sample */
 	struct synth synth;		 /* records made here go in as ring records */
 	struct guestkmaps kmaps; /* each guest's kernel map, as record writes it */
+	/* Call chains: set before session_process(); frames is scratch. */
+	struct session_chains chains;
+	struct hist_key *frames;
+	uint64_t chain_stamp;
 };
 
 int session_open(struct session *s, const char *path, const char *sort,

@@ -12,7 +12,7 @@ PACKAGES=(
 	bc bison flex libssl-dev cpio kmod xz-utils zstd lz4 libcmocka-dev
 	linux-perf util-linux procps file time libiberty-dev lzop bzip2
 	selinux-policy-default systemd semodule-utils tmux jq python3
-	debhelper lintian mandoc man-db git
+	debhelper lintian mandoc man-db git golang-go
 )
 
 missing=()

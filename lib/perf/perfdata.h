@@ -142,8 +142,8 @@ struct pd_sample {
 	uint64_t id;
 	uint32_t cpu;
 	uint64_t period;
-	uint64_t nr_callchain;
-	const uint64_t *callchain;
+	uint64_t nr_callchain;	   /* within the record: pd_parse_sample() checks */
+	const uint64_t *callchain; /* leaf first; PERF_CONTEXT_* markers included */
 	const void *raw; /* PERF_SAMPLE_RAW: a tracepoint's record, inside the sample */
 	uint32_t raw_size;
 };
@@ -156,6 +156,15 @@ static inline bool pd_misc_is_guest(uint16_t misc)
 	return mode == PERF_RECORD_MISC_GUEST_KERNEL ||
 	       mode == PERF_RECORD_MISC_GUEST_USER;
 }
+
+/*
+ * Is call-chain entry @entry a PERF_CONTEXT_* marker rather than an
+ * address? Then *cpumode is the mode of the frames after it: the kernel
+ * puts PERF_CONTEXT_KERNEL before kernel frames, PERF_CONTEXT_USER before
+ * user frames, and the guest markers before a guest's. An unknown marker
+ * gives PERF_RECORD_MISC_CPUMODE_UNKNOWN: its frames stay unresolved.
+ */
+bool pd_callchain_marker(uint64_t entry, uint16_t *cpumode);
 
 /* Open and validate a perf.data file (mapped read-only). */
 int pd_open(const char *path, struct pd_file **out, struct kp_err *err);

@@ -98,6 +98,51 @@ static void take_raw(struct cursor *c, struct pd_sample *s)
 	skip_bytes(c, (4 + (uint64_t)size + 7) & ~7ULL);
 }
 
+/*
+ * PERF_SAMPLE_CALLCHAIN: u64 nr, then nr addresses and PERF_CONTEXT_*
+ * markers. The count comes from the file: it must fit in what is left of
+ * the record, or the sample is bad and the chain is not handed out.
+ */
+static void take_callchain(struct cursor *c, struct pd_sample *s)
+{
+	uint64_t nr = take_u64(c);
+
+	if (c->bad || nr > (uint64_t)(c->end - c->p) / 8) {
+		c->bad = true;
+		return;
+	}
+	s->nr_callchain = nr;
+	s->callchain = (const uint64_t *)c->p;
+	c->p += nr * 8;
+}
+
+bool pd_callchain_marker(uint64_t entry, uint16_t *cpumode)
+{
+	if (entry < PERF_CONTEXT_MAX)
+		return false;
+	switch (entry) {
+	case PERF_CONTEXT_KERNEL:
+		*cpumode = PERF_RECORD_MISC_KERNEL;
+		break;
+	case PERF_CONTEXT_USER:
+		*cpumode = PERF_RECORD_MISC_USER;
+		break;
+	case PERF_CONTEXT_HV:
+		*cpumode = PERF_RECORD_MISC_HYPERVISOR;
+		break;
+	case PERF_CONTEXT_GUEST: /* a guest's frames follow, its kernel's first */
+	case PERF_CONTEXT_GUEST_KERNEL:
+		*cpumode = PERF_RECORD_MISC_GUEST_KERNEL;
+		break;
+	case PERF_CONTEXT_GUEST_USER:
+		*cpumode = PERF_RECORD_MISC_GUEST_USER;
+		break;
+	default:
+		*cpumode = PERF_RECORD_MISC_CPUMODE_UNKNOWN;
+	}
+	return true;
+}
+
 /* The fields after the callchain: the raw record kept, the rest only skipped. */
 static void skip_tail(struct cursor *c, const struct perf_event_attr *attr,
 		      struct pd_sample *s)
@@ -242,14 +287,8 @@ int pd_parse_sample_slow(const struct pd_file *f, const struct perf_event_header
 	s->period = t & PERF_SAMPLE_PERIOD ? take_u64(&c) : attr->sample_period;
 	if (t & PERF_SAMPLE_READ)
 		skip_read(&c, attr->read_format);
-	if (t & PERF_SAMPLE_CALLCHAIN) {
-		s->nr_callchain = take_u64(&c);
-		s->callchain = (const uint64_t *)c.p;
-		if (s->nr_callchain > 65536)
-			c.bad = true;
-		else
-			skip_bytes(&c, s->nr_callchain * 8);
-	}
+	if (t & PERF_SAMPLE_CALLCHAIN)
+		take_callchain(&c, s);
 	skip_tail(&c, attr, s);
 	if (c.bad)
 		return bad_record(f, ev, "sample shorter than its sample_type says", err);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ksym/ksym.h"
+#include "machine/vdso.h"
 #include "base/base.h"
 #include "guest/guest.h"
 
@@ -21,7 +22,7 @@ void record_state_init(struct record_state *rs, bool host, bool guest)
 	rs->want_guest = guest || !host;
 }
 
-/* Remember each file a user mapping names (MMAP and MMAP2 records). */
+/* Remember each file a user mapping names (MMAP and MMAP2 records), and [vdso]. */
 static void note_mapped_file(struct record_state *rs, const struct perf_event_header *ev)
 {
 	size_t off = ev->type == PERF_RECORD_MMAP ? 40 : 72;
@@ -34,7 +35,8 @@ static void note_mapped_file(struct record_state *rs, const struct perf_event_he
 	    ev->size <= off)
 		return;
 	len = strnlen(name, ev->size - off);
-	if (!len || name[0] != '/' || len == ev->size - off)
+	if (!len || len == ev->size - off ||
+	    (name[0] != '/' && strncmp(name, "[vdso]", len + 1)))
 		return;
 	key = hash_bytes(name, len);
 	if (hashmap_get(&rs->mapped, key))
@@ -159,7 +161,16 @@ int record_state_write_guests(struct record_state *rs, struct kp_err *err)
 static bool file_build_id(const char *path, struct pd_build_id *b)
 {
 	struct kp_mapping map;
+	const void *vdso;
+	size_t len;
 
+	/* The recorder's own vDSO is the one the kernel maps everywhere. */
+	if (!strcmp(path, "[vdso]")) {
+		b->size = vdso_image(&vdso, &len)
+				  ? 0
+				  : (uint8_t)buildid_from_elf(vdso, len, b->id, sizeof(b->id));
+		return b->size != 0;
+	}
 	if (kp_map_file(path, 1ULL << 31, &map, NULL))
 		return false;
 	b->size = (uint8_t)buildid_from_elf(map.data, map.len, b->id, sizeof(b->id));

@@ -51,7 +51,7 @@ static int want_build_ids(struct session *s, struct kp_err *err)
 
 		if (b->pid != -1 ||
 		    (b->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER ||
-		    b->filename[0] != '/')
+		    (b->filename[0] != '/' && strcmp(b->filename, "[vdso]")))
 			continue;
 		d = dso_cache_get(&s->machines.dsos, b->filename, DSO_USER);
 		if (!d)

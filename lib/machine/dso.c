@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "ksym/buildid.h"
+#include "vdso.h"
 #include "base/fileio.h"
 
 #define DEBUG_ROOT "/usr/lib/debug"
@@ -123,6 +124,25 @@ static struct symtab *load_debug_file(const struct dso *d, const struct symtab *
 	return dbg;
 }
 
+/*
+ * "[vdso]" is no file: it is read from this process's own image, and only
+ * when the recording holds a build-id for it, which load_user() then
+ * compares, so another kernel's vDSO is not named from ours. The recorded
+ * build-id is of the recorder's (64-bit) vDSO: a 32-bit process's samples
+ * there, which perf names "[vdso32]", would be misnamed.
+ */
+static int load_vdso(struct dso *d, struct symtab *st, struct kp_err *err)
+{
+	const void *base;
+	size_t len;
+
+	if (!d->want_build_id_len)
+		return kp_errorf(err, ENOENT, "[vdso]: no build-id recorded to check it by");
+	if (vdso_image(&base, &len))
+		return kp_errorf(err, ENOENT, "[vdso]: this process has no vDSO to read");
+	return elfsyms_load_user(base, len, d->name, st, &d->segs, err);
+}
+
 static void load_user(struct dso *d)
 {
 	struct kp_err err = {0};
@@ -133,10 +153,15 @@ static void load_user(struct dso *d)
 	d->tried = true;
 	if (!st)
 		return;
-	ret = kp_map_file(d->name, KP_FILE_MAX, &map, &err);
-	if (!ret)
-		ret = elfsyms_load_user(map.data, map.len, d->name, st, &d->segs, &err);
-	kp_unmap_file(&map);
+	if (!strcmp(d->name, "[vdso]")) {
+		ret = load_vdso(d, st, &err);
+	} else {
+		ret = kp_map_file(d->name, KP_FILE_MAX, &map, &err);
+		if (!ret)
+			ret = elfsyms_load_user(map.data, map.len, d->name, st, &d->segs,
+						&err);
+		kp_unmap_file(&map);
+	}
 	if (ret) {
 		d->error = strdup(err.msg);
 		symtab_free(st);

@@ -111,3 +111,31 @@ expect_fail "record: a missing --guests-conf is refused" "nonexistent-guests.con
 printf 'guest web1\n  disk raw /nonexistent.img\n' >"$TMP/good-guests.conf"
 check "record: a valid --guests-conf is read" \
 	"$KVMPROF" record -q --guests-conf "$TMP/good-guests.conf" -o "$TMP/g.data" -- true
+
+# A program that lives in the vDSO: its samples are named as perf names them,
+# from the vDSO whose build-id the recording holds.
+cat >"$TMP/clock.c" <<'C'
+#include <stdlib.h>
+#include <time.h>
+int main(int argc, char **argv)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while (t.tv_sec - t0.tv_sec < (argc > 1 ? atoi(argv[1]) : 1));
+	return 0;
+}
+C
+cc -O1 -o "$TMP/clock" "$TMP/clock.c"
+check "record a clock_gettime loop" "$KVMPROF" record -q -o "$TMP/vdso.data" -- "$TMP/clock" 2
+# The named functions of the [vdso] rows (perf too leaves some addresses
+# unnamed: the vDSO exports only its entry points).
+vdso_named() { grep -E '^ +[0-9.]+% .*\[vdso\] +\[\.\] [^0]' | awk '{ print $NF }' | sort; }
+"$KVMPROF" report -i "$TMP/vdso.data" -s dso,sym 2>/dev/null | vdso_named >"$TMP/k.vdso"
+perf report -i "$TMP/vdso.data" --stdio -s dso,sym 2>/dev/null | vdso_named >"$TMP/p.vdso"
+check "the vDSO's functions are named ($(tr '\n' ' ' <"$TMP/k.vdso")), as perf names them" \
+	bash -c "grep -q clock_gettime '$TMP/k.vdso' && cmp -s '$TMP/k.vdso' '$TMP/p.vdso'"
+check "perf reads the [vdso] build-id kvmprof record wrote" \
+	bash -c "perf buildid-list -i '$TMP/vdso.data' 2>/dev/null | grep -q '\[vdso\]'"

@@ -14,7 +14,9 @@
 #      recording runs, and the recording stops when the guest says it is
 #      done (no fixed window, so a slow boot cannot make it miss the work);
 #   5. kvmprof report names the guest's kernel functions through the mount,
-#      by the guest's name, at the KASLR slide the recording found.
+#      by the guest's name, at the KASLR slide the recording found;
+#   6. kvmprof export writes the same profile as folded stacks, a flame
+#      graph and a pprof profile.
 #
 # Everything it starts (the daemon, QEMU) and its temporary files go away on
 # exit and on Ctrl-C. The recording stays in BUILD/demo.
@@ -133,6 +135,15 @@ grep -E '\[g\] ' "$OUT/report.txt" | head -15
 step "Host and guest together, per mode: kvmprof report -s cpumode --showcpuutilization"
 "$KVMPROF" report -i "$OUT/demo.data" --guestmount "$MNT" -s cpumode --showcpuutilization |
 	grep -vE '^# ?$' | sed -n '/^# Overhead/,$p' | sed '/^$/d'
+
+step "Exported for other tools: kvmprof export --folded --svg --pprof (guest demo is one tower)"
+"$KVMPROF" export -i "$OUT/demo.data" --guestmount "$MNT" --folded "$OUT/folded.txt" \
+	--svg "$OUT/flamegraph.svg" --pprof "$OUT/demo.pb.gz"
+echo "    heaviest stacks of the guest (folded: root;...;leaf count):"
+# The count is the last field: frame names may hold spaces ("[guest user]").
+grep '^demo;' "$OUT/folded.txt" | awk '{ print $NF "\t" $0 }' | sort -k1,1nr | cut -f2- |
+	head -5 | sed 's/^/      /'
+echo "    flame graph: $OUT/flamegraph.svg   pprof: $OUT/demo.pb.gz (go tool pprof)"
 
 printf '\nDone in %d s. The recording is %s/demo.data (perf report opens it too).\n' \
 	$((SECONDS - T0)) "$OUT"

@@ -104,3 +104,52 @@ check "--guest-slide is reported as the source" grep -q "from --guest-slide" "$T
 	--guest-slide 0 >"$TMP/k-zero.txt" 2>&1
 check "a wrong slide leaves KASLR'd addresses unnamed" \
 	bash -c "! grep -qE '\[g\] (do_syscall_64|entry_SYSCALL_64)\$' '$TMP/k-zero.txt'"
+
+# Export of this real guest recording: the guest's name roots its folded
+# stacks, and go tool pprof reads the same guest functions and totals as
+# kvmprof report.
+G=(-i "$OUT/deb.data" --guestkallsyms "$VMLINUZ" --guest)
+"$KVMPROF" export "${G[@]}" --folded "$TMP/g.folded" --pprof "$TMP/g.pb.gz" 2>"$TMP/g.err"
+guest_samples=$(sed -n 's/^# Samples: \([0-9]*\) of event.*/\1/p' "$TMP/k-own-vz.txt")
+sum=$(awk '/^deb12;/ { s += $NF } END { print s + 0 }' "$TMP/g.folded")
+check "folded: every guest sample under the root frame deb12 ($sum = $guest_samples)" \
+	test "$sum" = "$guest_samples"
+# Leaf frames of guest kernel samples by count, heaviest first, as report's rows.
+folded_g() {
+	awk '/^deb12;/ { n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); s[f[k]] += n }
+	     END { for (x in s) print s[x], x }' "$TMP/g.folded" |
+		sort -k1,1nr -k2 | awk '$2 !~ /^\[/ { print $2 }' | head -5
+}
+report_g() {
+	grep -E '^ +[0-9.]+% +\[g\] ' "$TMP/k-own-vz.txt" | awk '{ print $1 + 0, $NF }' |
+		sort -k1,1nr -k2 | awk '{ print $2 }' | head -5
+}
+if diff <(report_g) <(folded_g) >"$TMP/g-folded.diff"; then
+	ok "folded: the top 5 guest functions are report's"
+else
+	fail "folded: the top 5 guest functions are report's"
+	sed 's/^/#   /' "$TMP/g-folded.diff"
+fi
+if ! command -v go >/dev/null; then
+	skip "go tool pprof reads the guest profile" "no go (scripts/deps.sh: golang-go)"
+else
+	export PPROF_TMPDIR=$TMP HOME=${HOME:-$TMP}
+	go tool pprof -top -nodefraction=0 -tagfocus=mode=guest-kernel "$TMP/g.pb.gz" \
+		>"$TMP/g.top" 2>"$TMP/g.top.err"
+	pprof_g() { sed '1,/flat%/d' "$TMP/g.top" | awk '{ print $6 }' | head -3; }
+	if diff <(report_g | head -3) <(pprof_g) >"$TMP/g-pprof.diff"; then
+		ok "go tool pprof: guest-kernel samples' top 3 functions are report's"
+	else
+		fail "go tool pprof: guest-kernel samples' top 3 functions are report's"
+		sed 's/^/#   /' "$TMP/g-pprof.diff"
+	fi
+	total=$(go tool pprof -top -sample_index=samples "$TMP/g.pb.gz" 2>/dev/null |
+		sed -n 's/.* of \([0-9]*\) total.*/\1/p')
+	check "go tool pprof: $total samples, report's guest total ($guest_samples)" \
+		test "$total" = "$guest_samples"
+	go tool pprof -raw "$TMP/g.pb.gz" >"$TMP/g.raw" 2>/dev/null
+	check "pprof: the guest frames' mapping names the guest's kernel, with its build-id" \
+		grep -qE '^[0-9]+: .*\[guest\.kernel\] deb12 [0-9a-f]{40}' "$TMP/g.raw"
+	check "pprof: samples carry guest=deb12 and a vcpu label" \
+		bash -c "grep -q 'guest:\[deb12\]' '$TMP/g.raw' && grep -q 'vcpu:\[0\]' '$TMP/g.raw'"
+fi

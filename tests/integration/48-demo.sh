@@ -11,8 +11,8 @@ echo "# make demo: $((SECONDS - t0)) s"
 sed 's/^/#   /' "$TMP/demo.out"
 OUT=$BUILD/demo
 check "the demo succeeds" test $rc -eq 0
-check "it prints its seven numbered steps with their times" \
-	test "$(grep -cE '^\[[1-7]\] .*\(at [0-9]+ s\)$' "$TMP/demo.out")" = 7
+check "it prints its eight numbered steps with their times" \
+	test "$(grep -cE '^\[[1-8]\] .*\(at [0-9]+ s\)$' "$TMP/demo.out")" = 8
 check "guestfs-mount served demo from its disk image" \
 	grep -qE '^    kernel: [^ ]+ \(newest\)' "$TMP/demo.out"
 check "recording started when the guest said its workload started" \
@@ -30,6 +30,10 @@ check "guest kernel functions are named" \
 	"$TMP/demo.out"
 check "the per-mode table has its header line" \
 	grep -qE '^# Overhead +.*(sys|usr|guest)' "$TMP/demo.out"
+check "folded stacks of guest demo name its kernel functions" \
+	grep -qE '^      demo;(do_syscall_64|read_zero|srso_return_thunk|arch_exit_to_user_mode_prepare[.a-z0-9]*|entry_SYSCALL_64) [0-9]+$' \
+	"$TMP/demo.out"
+check "the flame graph has a tower for guest demo" grep -q '<title>demo (' "$OUT/flamegraph.svg"
 check "it states the total time" grep -qE '^Done in [0-9]+ s\.' "$TMP/demo.out"
 # What the demo starts: the daemon (by its mountpoint), the host QEMU (by
 # its results folder) and the temporary folder. "[t]" and "[d]" keep pgrep

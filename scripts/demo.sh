@@ -61,6 +61,7 @@ cleanup() {
 	exit $rc
 }
 trap cleanup EXIT
+trap 'echo "demo: step $STEP failed (line $LINENO, status $?)" >&2' ERR
 trap 'echo; echo "demo: interrupted; cleaning up"; exit 130' INT TERM
 # Long waits run in the background: the wait builtin returns at once on a
 # trapped signal, where a foreground command would hold the trap back.
@@ -130,7 +131,7 @@ step "demo's kernel, function by function: kvmprof report --guestmount $MNT --gu
 	>"$OUT/report.txt"
 sed -n '/^# Guests:/,/^# Overhead/p' "$OUT/report.txt" | sed '$d'
 grep -E '^# Overhead' "$OUT/report.txt"
-grep -E '\[g\] ' "$OUT/report.txt" | head -15
+awk '/\[g\] / && n++ < 15' "$OUT/report.txt"
 
 step "Host and guest together, per mode: kvmprof report -s cpumode --showcpuutilization"
 "$KVMPROF" report -i "$OUT/demo.data" --guestmount "$MNT" -s cpumode --showcpuutilization |
@@ -141,8 +142,9 @@ step "Exported for other tools: kvmprof export --folded --svg --pprof (guest dem
 	--svg "$OUT/flamegraph.svg" --pprof "$OUT/demo.pb.gz"
 echo "    heaviest stacks of the guest (folded: root;...;leaf count):"
 # The count is the last field: frame names may hold spaces ("[guest user]").
-grep '^demo;' "$OUT/folded.txt" | awk '{ print $NF "\t" $0 }' | sort -k1,1nr | cut -f2- |
-	head -5 | sed 's/^/      /'
+# (No head(1) here or above: under pipefail, a writer it cut off fails the demo.)
+awk '/^demo;/ { print $NF "\t" $0 }' "$OUT/folded.txt" | sort -k1,1nr |
+	awk -F'\t' 'NR <= 5 { print "      " $2 }'
 echo "    flame graph: $OUT/flamegraph.svg   pprof: $OUT/demo.pb.gz (go tool pprof)"
 
 printf '\nDone in %d s. The recording is %s/demo.data (perf report opens it too).\n' \

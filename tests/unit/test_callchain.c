@@ -133,6 +133,21 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+/* Process @s, print its report with @o, close it: the report's text. */
+static char *report_text(struct session *s, const struct output_opts *o)
+{
+	struct kp_err err = {0};
+	FILE *f;
+
+	assert_int_equal(session_process(s, &err), 0);
+	f = fopen(out, "w");
+	assert_non_null(f);
+	output_report(s, o, f);
+	fclose(f);
+	session_close(s);
+	return slurp(out);
+}
+
 /* The report line of @sym: its Children and Self percentages. */
 static void row_of(const char *text, const char *sym, double *children, double *self)
 {
@@ -151,21 +166,14 @@ static void test_report_children(void **state)
 {
 	struct output_opts o = {.header = true, .children = true};
 	struct symbol_opts so;
-	struct kp_err err = {0};
 	struct session s;
 	double children, self;
-	FILE *f;
 	char *text;
 
 	(void)state;
 	open_session(&s, &so, "sym");
 	s.chains.children = true;
-	assert_int_equal(session_process(&s, &err), 0);
-	f = fopen(out, "w");
-	output_report(&s, &o, f);
-	fclose(f);
-	session_close(&s);
-	text = slurp(out);
+	text = report_text(&s, &o);
 	assert_non_null(strstr(text, "Children"));
 	row_of(text, "root_fn", &children, &self);
 	assert_true(children == 100.0 && self == 0.0);
@@ -183,22 +191,15 @@ static void test_report_graph_caller_order(void **state)
 {
 	struct output_opts o = {.header = true, .graph = true, .chain_percent = 0.5};
 	struct symbol_opts so;
-	struct kp_err err = {0};
 	struct session s;
 	const char *row, *root, *mid;
-	FILE *f;
 	char *text;
 
 	(void)state;
 	open_session(&s, &so, "sym");
 	s.chains.graph = true;
 	s.chains.caller_order = true;
-	assert_int_equal(session_process(&s, &err), 0);
-	f = fopen(out, "w");
-	output_report(&s, &o, f);
-	fclose(f);
-	session_close(&s);
-	text = slurp(out);
+	text = report_text(&s, &o);
 	/* leaf_fn's tree runs from root_fn down through mid_fn to leaf_fn. */
 	row = strstr(text, "[k] leaf_fn\n");
 	assert_non_null(row);

@@ -88,6 +88,7 @@ check "debugfs guest_lstar through lib/kvmdebugfs equals L2's entry_SYSCALL_64" 
 	grep -qE "^vcpu [0-9]+ lstar 0x$esys\$" "$OUT/guest-regs.out"
 # perf kvm reads kvmprof's file with the runtime kallsyms and names the same functions.
 perf kvm --guest --guestkallsyms="$OUT/l2-kallsyms" report -i "$OUT/deb.data" --stdio \
+	--no-children -g none \
 	-s sym >"$TMP/p-own.txt" 2>"$TMP/p-own.err"
 if diff <(top_g <"$TMP/p-own.txt") <(top_g <"$TMP/k-own-rt.txt") >"$TMP/p-own.diff"; then
 	ok "perf kvm report of kvmprof's file: same top 20 guest symbols as kvmprof"
@@ -153,3 +154,18 @@ else
 	check "pprof: samples carry guest=deb12 and a vcpu label" \
 		bash -c "grep -q 'guest:\[deb12\]' '$TMP/g.raw' && grep -q 'vcpu:\[0\]' '$TMP/g.raw'"
 fi
+
+# The host's call chains in the same recording (record -g): KVM's path
+# from the vCPU ioctl down, read by report -g, export and perf.
+"$KVMPROF" export -i "$OUT/deb.data" --host --folded "$TMP/h.folded" 2>"$TMP/h.err"
+check "folded: host stacks hold KVM's call path, kvm_vcpu_ioctl above kvm_arch_vcpu_ioctl_run" \
+	grep -qE ';kvm_vcpu_ioctl;(.*;)?kvm_arch_vcpu_ioctl_run;' "$TMP/h.folded"
+"$KVMPROF" report -i "$OUT/deb.data" --host -g -s sym >"$TMP/h-g.txt" 2>&1
+children_of() { awk -v s="$1" '$NF == s && /%.*%/ { print $1 + 0; exit }' "$TMP/h-g.txt"; }
+check "report -g: kvm_vcpu_ioctl's Children ($(children_of kvm_vcpu_ioctl)%) >= its callee kvm_arch_vcpu_ioctl_run's ($(children_of kvm_arch_vcpu_ioctl_run)%)" \
+	awk -v a="$(children_of kvm_vcpu_ioctl)" -v b="$(children_of kvm_arch_vcpu_ioctl_run)" \
+	'BEGIN { exit !(a >= b && b > 0) }'
+# perf script prints a sample's chain one address per line, a blank line after.
+check "perf script reads host call chains of 4 frames and more from kvmprof's file" \
+	bash -c "perf script -i '$OUT/deb.data' -F ip 2>/dev/null |
+		awk 'NF == 0 { if (n >= 4) deep++; n = 0; next } { n++ } END { exit !(deep > 0) }'"

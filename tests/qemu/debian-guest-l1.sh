@@ -32,8 +32,9 @@ until_l2_exits="while kill -0 $qemu 2>/dev/null; do sleep 0.2; done"
 perf kvm --guest --guestkallsyms="$PWD/l2-kallsyms" record -a -e cpu-clock -F 1000 \
 	-o perf-deb.data -- sh -c ": >perf.on; $until_l2_exits" >perf-record.out 2>&1 &
 perf=$!
-# kvmprof is given the runtime kallsyms too, as perf kvm record is.
-"$BUILD/kvmprof" record -a -F 1000 --guestkallsyms="$PWD/l2-kallsyms" -o deb.data \
+# kvmprof is given the runtime kallsyms too, as perf kvm record is; -g
+# adds the host's call chains (KVM's, under the guest).
+"$BUILD/kvmprof" record -a -g -F 1000 --guestkallsyms="$PWD/l2-kallsyms" -o deb.data \
 	-- sh -c ": >kvmprof.on; $until_l2_exits" >record.out 2>&1 &
 record=$!
 l2_go perf.on kvmprof.on

@@ -101,10 +101,9 @@ fetch_one() {
 	log "downloading $pkg $version"
 	rm -rf "$dir"
 	tmp=$(mktemp -d "$DEST/.tmp.XXXXXX")
-	# apt drops root to _apt for the download when it can reach the folder.
-	chmod 0755 "$tmp"
-	# apt-get download writes into the current directory.
-	if ! (cd "$tmp" && apt-get download -q "$pkg=$version" >/dev/null); then
+	# apt-get download writes into the current directory; as root, since
+	# _apt may not reach a folder under the cache.
+	if ! (cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$pkg=$version" >/dev/null); then
 		rm -rf "$tmp"
 		log "apt-get download $pkg=$version failed"
 		return 1

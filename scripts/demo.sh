@@ -113,7 +113,10 @@ cp "$MNT/demo/kernels/$VER/vmlinuz" "$OUT/vmlinuz-$VER"
 step "Booting demo's own kernel $VER (from $MNT/demo/kernels/$VER/vmlinuz) under KVM, inside the host"
 echo "    the host is the project's kernel under QEMU; demo runs in it under KVM, its disk attached"
 echo "    kvmprof record starts when demo is ready, demo works once it records, it stops when demo is done"
-setsid "$REPO/tests/qemu/l1-run.sh" -t 500 "$OUT" "$REPO/tests/qemu/demo-l1.sh" "$BUILD" \
+# The host's /tmp is its own: a disk image there (KVMPROF_CACHE) is shared in.
+SHARE=()
+[[ $DISK == /tmp/* || $DISK == /var/tmp/* ]] && SHARE=(-s "$(dirname "$DISK")")
+setsid "$REPO/tests/qemu/l1-run.sh" -t 500 "${SHARE[@]}" "$OUT" "$REPO/tests/qemu/demo-l1.sh" "$BUILD" \
 	"$OUT/vmlinuz-$VER" "$BUILD/l2/initrd.gz" "$DISK" &
 L1PID=$!
 wait $L1PID || true

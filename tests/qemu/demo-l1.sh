@@ -39,7 +39,8 @@ if ! wait_line 'l2: ready' l2-console.log "$START_LIMIT" $qemu; then
 		echo "start: the guest was not ready for its workload within $START_LIMIT s" >>status
 		kill $qemu
 	else
-		echo "start: the guest stopped before it was ready for its workload" >>status
+		echo "start: the guest stopped before it was ready for its workload:" \
+			"$(tr -d '\r' <l2-console.log | grep -v '^$' | tail -1)" >>status
 	fi
 	wait $qemu
 	exit 0

@@ -4,7 +4,7 @@
 # read-only over virtio-9p, so qemu, perf, kvmprof and the test programs run
 # inside L1 unpacked.
 #
-#   tests/qemu/l1-run.sh [-k KERNEL_DIR] [-t TIMEOUT] [-m MEM] OUTDIR SCRIPT [ARGS...]
+#   tests/qemu/l1-run.sh [-k KERNEL_DIR] [-t TIMEOUT] [-m MEM] [-s DIR]... OUTDIR SCRIPT [ARGS...]
 #
 # KERNEL_DIR is the project's kernel build (bzImage, 9p and KVM built in;
 # default: kernel/build.sh's cache), or an unpacked Debian linux-image
@@ -14,7 +14,9 @@
 # SCRIPT (a path on this machine) runs as root chrooted into the host root,
 # with OUTDIR (writable, shared over 9p) mounted at /results and its own
 # output in OUTDIR/l1.log. /proc, /sys, /dev and debugfs are mounted inside
-# the chroot, /tmp and /var/tmp are tmpfs. Exits with SCRIPT's status (124 on timeout).
+# the chroot, /tmp and /var/tmp are tmpfs. A checkout under those, and each
+# -s DIR (say, a disk image's folder there), is shared read-only at its own
+# path. Exits with SCRIPT's status (124 on timeout).
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -22,11 +24,16 @@ REPO=$(cd "$HERE/../.." && pwd)
 KERNEL_DIR=""
 TIMEOUT=${L1_TIMEOUT:-600}
 MEM=2G
-while getopts "k:t:m:" opt; do
+SHARES=()
+while getopts "k:t:m:s:" opt; do
 	case $opt in
 	k) KERNEL_DIR=$OPTARG ;;
 	t) TIMEOUT=$OPTARG ;;
 	m) MEM=$OPTARG ;;
+	s)
+		d=$(cd "$OPTARG" && pwd) || exit 2
+		SHARES+=("$d")
+		;;
 	*) exit 2 ;;
 	esac
 done
@@ -78,11 +85,13 @@ fi
 printf '%q ' "$SCRIPT" "$@" >"$WORK/root/cmd"
 # /tmp in L1 is a fresh tmpfs: a checkout under /tmp (CI clones, for one) is
 # shared separately and mounted back at its own path.
-REPO_SHARE=()
-if [[ $REPO == /tmp/* ]]; then
-	echo "$REPO" >"$WORK/root/repo-path"
-	REPO_SHARE=(-virtfs "local,path=$REPO,mount_tag=repo,security_model=none,readonly=on,multidevs=remap")
-fi
+[[ $REPO == /tmp/* || $REPO == /var/tmp/* ]] && SHARES+=("$REPO")
+SHARE_ARGS=()
+: >"$WORK/root/shares"
+for i in "${!SHARES[@]}"; do
+	echo "share$i ${SHARES[$i]}" >>"$WORK/root/shares"
+	SHARE_ARGS+=(-virtfs "local,path=${SHARES[$i]},mount_tag=share$i,security_model=none,readonly=on,multidevs=remap")
+done
 cat >"$WORK/root/init" <<'INIT'
 #!/bin/sh
 /bin/busybox mount -t devtmpfs devtmpfs /dev
@@ -107,10 +116,10 @@ mkdir -p /host/dev/pts
 mount -t devpts devpts /host/dev/pts
 mkdir -p /host/tmp/results
 mount -t 9p -o $o results /host/tmp/results
-if [ -f /repo-path ]; then
-	mkdir -p "/host$(cat /repo-path)"
-	mount -t 9p -o $o,ro,cache=loose repo "/host$(cat /repo-path)"
-fi
+while read -r tag dir; do
+	mkdir -p "/host$dir"
+	mount -t 9p -o $o,ro,cache=loose "$tag" "/host$dir"
+done </shares
 ip link set lo up 2>/dev/null
 chroot /host /bin/bash -c "cd /tmp/results && export PATH=/usr/sbin:/usr/bin:/sbin:/bin TMPDIR=/tmp HOME=/tmp && $(cat /cmd)" \
 	>/host/tmp/results/l1.log 2>&1
@@ -126,7 +135,7 @@ timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu EPYC -m "$MEM" -smp 2 \
 	-kernel "$BZIMAGE" -initrd "$WORK/initrd" \
 	-append 'console=ttyS0 quiet panic=-1' \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-	-virtfs local,path="$OUT",mount_tag=results,security_model=none "${REPO_SHARE[@]}" \
+	-virtfs local,path="$OUT",mount_tag=results,security_model=none "${SHARE_ARGS[@]}" \
 	</dev/null >"$WORK/console" 2>&1
 rc=$?
 if ((rc == 124)); then

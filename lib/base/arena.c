@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "arena.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "hugepages.h"
 
 #define ARENA_CHUNK (256 * 1024)
 
@@ -35,6 +38,27 @@ void arena_free(struct arena *a)
 	free(a);
 }
 
+static struct arena_chunk *add_chunk(struct arena *a, size_t cap)
+{
+	struct arena_chunk *c = kp_alloc_huge(sizeof(*c) + cap);
+
+	if (!c)
+		return NULL;
+	c->used = 0;
+	c->cap = cap;
+	c->next = a->head;
+	a->head = c;
+	return c;
+}
+
+int arena_reserve(struct arena *a, size_t size)
+{
+	size = (size + 7) & ~(size_t)7;
+	if (a->head && a->head->cap - a->head->used >= size)
+		return 0;
+	return add_chunk(a, size > ARENA_CHUNK ? size : ARENA_CHUNK) ? 0 : -ENOMEM;
+}
+
 void *arena_alloc(struct arena *a, size_t size)
 {
 	struct arena_chunk *c = a->head;
@@ -42,15 +66,9 @@ void *arena_alloc(struct arena *a, size_t size)
 	void *p;
 
 	if (!c || c->cap - c->used < need) {
-		size_t cap = need > ARENA_CHUNK ? need : ARENA_CHUNK;
-
-		c = malloc(sizeof(*c) + cap);
+		c = add_chunk(a, need > ARENA_CHUNK ? need : ARENA_CHUNK);
 		if (!c)
 			return NULL;
-		c->used = 0;
-		c->cap = cap;
-		c->next = a->head;
-		a->head = c;
 	}
 	p = c->data + c->used;
 	c->used += need;

@@ -88,6 +88,19 @@ static int parse_line(const char *p, const char *end, struct kline *kl)
 	return 0;
 }
 
+/* Lines in @buf: an upper bound of its symbols. */
+static size_t count_lines(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+	size_t n = 1;
+
+	while ((p = memchr(p, '\n', (size_t)(end - p)))) {
+		n++;
+		p++;
+	}
+	return n;
+}
+
 int kallsyms_parse(const char *buf, size_t len, const char *what, struct symtab *st,
 		   struct kp_err *err)
 {
@@ -95,6 +108,14 @@ int kallsyms_parse(const char *buf, size_t len, const char *what, struct symtab 
 	size_t line = 0, nonzero = 0;
 	struct kline kl;
 
+	/*
+	 * Allocated once, on huge pages: a table's first touch, not its parse,
+	 * was most of the time (a fault per 4 KiB). A name with its NUL and
+	 * alignment fits in its line when the address has 8 digits or more, so
+	 * @len bounds the names of real tables; past it the arena adds blocks.
+	 */
+	if (symtab_reserve(st, count_lines(buf, len), len))
+		return kp_errorf(err, ENOMEM, "%s: out of memory", what);
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *eol = nl ? nl : end;

@@ -44,6 +44,24 @@ void symtab_set_source(struct symtab *st, const char *fmt, ...)
 	va_end(ap);
 }
 
+int symtab_reserve(struct symtab *st, size_t nr, size_t name_bytes)
+{
+	struct ksym *syms;
+
+	if (st->nr + nr > st->alloc) {
+		/* Written once, read for the table's life: huge pages, one fault each. */
+		syms = kp_alloc_huge((st->nr + nr) * sizeof(*syms));
+		if (!syms)
+			return -ENOMEM;
+		if (st->nr)
+			memcpy(syms, st->syms, st->nr * sizeof(*syms));
+		free(st->syms);
+		st->syms = syms;
+		st->alloc = st->nr + nr;
+	}
+	return arena_reserve(st->strings, name_bytes);
+}
+
 static int symtab_grow(struct symtab *st)
 {
 	size_t alloc = st->alloc ? st->alloc * 2 : 4096;

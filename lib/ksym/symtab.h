@@ -53,6 +53,12 @@ struct symtab {
 struct symtab *symtab_new(void);
 void symtab_free(struct symtab *st);
 
+/*
+ * Room for @nr more symbols and @name_bytes of their names (each name's
+ * length + 8 at most), so that adding them allocates nothing. 0 or -ENOMEM.
+ */
+int symtab_reserve(struct symtab *st, size_t nr, size_t name_bytes);
+
 /* Copies name and module. Returns 0 or -ENOMEM. */
 int symtab_add(struct symtab *st, uint64_t addr, char type, const char *name,
 	       const char *module);

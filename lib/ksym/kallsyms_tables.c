@@ -311,6 +311,13 @@ static void kernel_release(const struct kimg *img, char *out, size_t size)
 static int syms_to_symtab(const struct ksyms *ks, uint32_t n, struct symtab *st,
 			  struct kp_err *err)
 {
+	size_t names = 0;
+
+	/* One block each for symbols and names (see kallsyms_parse()). */
+	for (uint32_t i = 0; i < n; i++)
+		names += ks->name_len[i] + 8;
+	if (symtab_reserve(st, n, names))
+		return kp_errorf(err, ENOMEM, "kallsyms: out of memory");
 	for (uint32_t i = 0; i < n; i++)
 		if (symtab_add_len(st, ks->addr[i], ks->type[i], sym_name(ks, i),
 				   ks->name_len[i], NULL))

@@ -21,8 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_createDCtx_advanced() */
 #include <zstd.h>
 #include <zstd_errors.h>
+
+#include "base/hugepages.h"
 
 /* liblzma must not allocate more than this for a dictionary a guest chose. */
 #define XZ_MEMLIMIT (512ULL << 20)
@@ -360,11 +363,29 @@ static int zstd_stream(struct obuf *ob, ZSTD_DCtx *dctx, const unsigned char *in
 	}
 }
 
+/*
+ * zstd's own buffers: a kernel's frame has a window of up to 128 MiB,
+ * written once per image. On huge pages that is a few dozen page faults
+ * rather than tens of thousands, most of the time of decoding a vmlinuz.
+ */
+static void *zstd_alloc(void *opaque, size_t size)
+{
+	(void)opaque;
+	return kp_alloc_huge(size);
+}
+
+static void zstd_free(void *opaque, void *p)
+{
+	(void)opaque;
+	free(p);
+}
+
 static int decompress_zstd(struct obuf *ob, const unsigned char *in, size_t in_len,
 			   struct kp_err *err)
 {
 	unsigned long long size = ZSTD_getFrameContentSize(in, in_len);
-	ZSTD_DCtx *dctx = ZSTD_createDCtx();
+	ZSTD_DCtx *dctx = ZSTD_createDCtx_advanced(
+		(ZSTD_customMem){.customAlloc = zstd_alloc, .customFree = zstd_free});
 	int ret;
 
 	if (!dctx)

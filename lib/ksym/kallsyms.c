@@ -88,6 +88,19 @@ static int parse_line(const char *p, const char *end, struct kline *kl)
 	return 0;
 }
 
+/*
+ * What is reserved up front stays within a real table's needs (a kernel
+ * with all its modules has under a million symbols, 40 MiB of names),
+ * whatever a file of blank or short lines says; past that, growth.
+ */
+#define KALLSYMS_RESERVE_SYMS  (1UL << 21)
+#define KALLSYMS_RESERVE_NAMES (64UL << 20)
+
+static size_t min_size(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
 /* Lines in @buf: an upper bound of its symbols. */
 static size_t count_lines(const char *buf, size_t len)
 {
@@ -114,7 +127,8 @@ int kallsyms_parse(const char *buf, size_t len, const char *what, struct symtab 
 	 * alignment fits in its line when the address has 8 digits or more, so
 	 * @len bounds the names of real tables; past it the arena adds blocks.
 	 */
-	if (symtab_reserve(st, count_lines(buf, len), len))
+	if (symtab_reserve(st, min_size(count_lines(buf, len), KALLSYMS_RESERVE_SYMS),
+			   min_size(len, KALLSYMS_RESERVE_NAMES)))
 		return kp_errorf(err, ENOMEM, "%s: out of memory", what);
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));

@@ -105,6 +105,29 @@ static void test_crlf_and_blank_lines(void **state)
 	symtab_free(st);
 }
 
+/*
+ * 3M blank lines and one symbol: what is reserved from the line count is
+ * capped (2M symbols), not 3M symbols' worth for a one-symbol table.
+ */
+static void test_reserve_capped(void **state)
+{
+	static const char line[] = "ffffffff81000000 T only_one\n";
+	size_t blanks = 3u << 20, len = blanks + sizeof(line) - 1;
+	char *buf = malloc(len);
+	struct symtab *st = symtab_new();
+	struct kp_err err = {0};
+
+	(void)state;
+	assert_non_null(buf);
+	memset(buf, '\n', blanks);
+	memcpy(buf + blanks, line, sizeof(line) - 1);
+	assert_int_equal(kallsyms_parse(buf, len, "blanks", st, &err), 0);
+	assert_int_equal(st->nr, 1);
+	assert_true(st->alloc <= (1u << 21));
+	symtab_free(st);
+	free(buf);
+}
+
 static void test_write_roundtrip_with_slide(void **state)
 {
 	struct symtab *st, *again;
@@ -145,6 +168,7 @@ int main(void)
 		cmocka_unit_test(test_unprivileged_zeros),
 		cmocka_unit_test(test_malformed_line_named),
 		cmocka_unit_test(test_crlf_and_blank_lines),
+		cmocka_unit_test(test_reserve_capped),
 		cmocka_unit_test(test_write_roundtrip_with_slide),
 		cmocka_unit_test(test_detect),
 	};

@@ -20,7 +20,7 @@ OUT=$BUILD/l1-results/guestmount
 rm -rf "$OUT" && mkdir -p "$OUT" "$BUILD/l2"
 "$REPO/tests/qemu/make-l2-initrd.sh" "$BUILD/l2/initrd.gz"
 t0=$SECONDS
-"$REPO/tests/qemu/l1-run.sh" -t 500 "$OUT" "$REPO/tests/qemu/guestmount-l1.sh" "$BUILD" \
+"$REPO/tests/qemu/l1-run.sh" -t 900 "$OUT" "$REPO/tests/qemu/guestmount-l1.sh" "$BUILD" \
 	"$REPO" "$VMLINUZ" "$BUILD/l2/initrd.gz" "$IMG/deb-2part.qcow2"
 rc=$?
 echo "# L1 boot + inspection + L2 run: $((SECONDS - t0)) s"

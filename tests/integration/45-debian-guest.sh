@@ -18,6 +18,7 @@ t0=$SECONDS
 rc=$?
 echo "# L1 boot + L2 Debian run: $((SECONDS - t0)) s"
 sed 's/^/# /' "$OUT/status" 2>/dev/null
+grep -a '^l2:' "$OUT/l2-console.log" 2>/dev/null | sed 's/^/# L2 console: /'
 check "L1 run completes" test $rc -eq 0
 check "L2 wrote its runtime kallsyms" test "$(wc -l <"$OUT/l2-kallsyms")" -gt 100000
 check "L2 powered off by itself" grep -q "^qemu: 0" "$OUT/status"

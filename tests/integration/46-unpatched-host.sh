@@ -18,6 +18,7 @@ t0=$SECONDS
 rc=$?
 echo "# L1 (Debian kernel) boot + L2 Debian run: $((SECONDS - t0)) s"
 sed 's/^/# /' "$OUT/status" 2>/dev/null
+grep -a '^l2:' "$OUT/l2-console.log" 2>/dev/null | sed 's/^/# L2 console: /'
 check "L1 run completes" test $rc -eq 0
 check "L1 runs Debian's kernel, not the project's" \
 	grep -qx "l1-kernel: ${VMLINUZ##*/vmlinuz-}" "$OUT/status"

@@ -16,7 +16,7 @@ l2_go_prepare || { echo "go: cannot make the go port's FIFOs" >>status; exit 1; 
 t0=$(date +%s.%N)
 timeout 300 qemu-system-x86_64 -accel kvm -cpu host -M pc -m 256M -smp 1 -nographic -no-reboot \
 	-nic none -name guest=deb12 -kernel "$VMLINUZ" -initrd "$INITRD" \
-	-append 'console=ttyS0 quiet panic=-1 workload=8' \
+	-append 'console=ttyS0 quiet panic=-1 workload=8 ports=ks,go' \
 	-device virtio-serial-pci -chardev file,id=ks,path=l2-kallsyms \
 	-device virtserialport,chardev=ks,name=ks "${L2_GO_ARGS[@]}" >l2-console.log 2>&1 &
 qemu=$!

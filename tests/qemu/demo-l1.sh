@@ -29,7 +29,7 @@ rm -f record.on
 l2_go_prepare || { echo "go: cannot make the go port's FIFOs" >>status; exit 1; }
 qemu-system-x86_64 -accel kvm -cpu host -M pc -m 256M -smp 1 -nographic -no-reboot \
 	-nic none -name guest=demo,debug-threads=on -kernel "$VMLINUZ" -initrd "$INITRD" \
-	-append 'console=ttyS0 quiet panic=-1 workload=8' \
+	-append 'console=ttyS0 quiet panic=-1 workload=8 ports=go' \
 	-drive "file=$DISK,format=qcow2,readonly=on,if=virtio" \
 	-device virtio-serial-pci "${L2_GO_ARGS[@]}" >l2-console.log 2>&1 &
 qemu=$!

@@ -75,7 +75,7 @@ echo "inspected: $rc after $(echo "$(date +%s.%N) - $t0" | bc) s" >>status
 qemu-system-x86_64 -accel kvm -cpu host -M pc -m 256M -smp 1 -nographic -no-reboot \
 	-name l2,debug-threads=on \
 	-nic none -kernel "$VMLINUZ" -initrd "$INITRD" \
-	-append 'console=ttyS0 quiet panic=-1 workload=60' \
+	-append 'console=ttyS0 quiet panic=-1 workload=60 ports=ks' \
 	-drive "file=$DISK,format=qcow2,readonly=on,if=virtio" \
 	-device virtio-serial-pci -chardev file,id=ks,path=l2-kallsyms \
 	-device virtserialport,chardev=ks,name=ks >l2-console.log 2>&1 &

@@ -7,6 +7,10 @@
 # With a virtio serial port "go", the guest says "l2: ready" and starts its
 # work only when a line arrives there: the host starts its recorders first,
 # whatever the time they take to start (see l2_go in l2-kallsyms.sh).
+# ports=NAME,... on the kernel command line lists the ports the host
+# attached: the guest waits for each to appear, since a port's name arrives
+# on the device's control queue after the port itself, possibly after
+# /init has started.
 #   make-l2-initrd.sh OUTPUT
 set -euo pipefail
 OUT=$1
@@ -28,6 +32,15 @@ port() {
 		[ "$(cat "$p/name" 2>/dev/null)" = "$1" ] && echo "/dev/${p##*/}"
 	done
 }
+# Wait up to a minute for each port the host says it attached.
+for want in $(sed -n 's/.*ports=\([^ ]*\).*/\1/p' /proc/cmdline | tr , ' '); do
+	t=0
+	while [ -z "$(port "$want")" ] && [ $t -lt 300 ]; do
+		sleep 0.2
+		t=$((t + 1))
+	done
+	[ -n "$(port "$want")" ] || echo "l2: no virtio port $want"
+done
 ks=$(port ks)
 [ -n "$ks" ] && cat /proc/kallsyms >"$ks"
 n=${secs:-10}

@@ -81,6 +81,35 @@ static bool wanted_symbol(const GElf_Sym *sym, const char *name)
 	return !(name[0] == '.' && name[1] == 'L') && name[0] != '$';
 }
 
+/*
+ * A code label (_start in ld.so, entry stubs written in assembly) has no
+ * type and no size, yet samples land on it: keep it as perf does, when it
+ * is visible and lies in a text section. Its size is then up to the next
+ * symbol.
+ */
+static bool is_code_label(Elf *elf, const GElf_Sym *sym, const GElf_Shdr *sec)
+{
+	int vis = GELF_ST_VISIBILITY(sym->st_other);
+	size_t shstrndx;
+	const char *secname;
+
+	if (GELF_ST_TYPE(sym->st_info) != STT_NOTYPE || !sec || sym->st_shndx == SHN_ABS)
+		return false;
+	if (vis == STV_HIDDEN || vis == STV_INTERNAL)
+		return false;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	secname = elf_strptr(elf, shstrndx, sec->sh_name);
+	return secname && strstr(secname, "text");
+}
+
+static bool is_function(Elf *elf, const GElf_Sym *sym, const GElf_Shdr *sec)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	return type == STT_FUNC || type == STT_GNU_IFUNC || is_code_label(elf, sym, sec);
+}
+
 typedef uint64_t (*sym_base_fn)(void *ctx, size_t shndx, bool *keep);
 
 struct sym_filter {
@@ -130,11 +159,10 @@ static int read_symbols(Elf *elf, const char *what, struct symtab *st, const cha
 		name = elf_strptr(elf, shdr.sh_link, sym.st_name);
 		if (!wanted_symbol(&sym, name))
 			continue;
-		if (flt->functions_only && GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
-		    GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC)
-			continue;
 		have_sec = sym.st_shndx < SHN_LORESERVE &&
 			   gelf_getshdr(elf_getscn(elf, sym.st_shndx), &sec);
+		if (flt->functions_only && !is_function(elf, &sym, have_sec ? &sec : NULL))
+			continue;
 		base = flt->base_of ? flt->base_of(flt->ctx, sym.st_shndx, &keep) : 0;
 		if (!keep)
 			continue;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ELF symbol sources: a vmlinux-like executable and a module-like relocatable
- * object, both compiled at test time, cross-checked against binutils' nm.
+ * object, both compiled at test time, cross-checked against binutils' nm; and
+ * a shared object's code labels, which user-space tables keep as perf does.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -36,6 +37,16 @@ static const char exec_src[] =
 	"__attribute__((noinline)) static void helper(void) { hot_loop(); }\n"
 	"void _start(void) { helper(); }\n";
 
+/*
+ * Labels as ld.so's _start is one: no type, no size. Those in text are
+ * code; one in data is not.
+ */
+static const char labels_src[] =
+	"__asm__(\".text\\n.globl entry_label\\nentry_label:\\n"
+	"nop; nop; nop; nop\\nlocal_label:\\nnop; nop\\n"
+	".data\\ndata_label:\\n.quad 0\\n.text\\n\");\n"
+	"int after_labels(int x) { return x + 1; }\n";
+
 static int setup(void **state)
 {
 	FILE *f;
@@ -48,6 +59,11 @@ static int setup(void **state)
 	f = fopen(strcat(strcpy((char[256]){ 0 }, dir), "/exec.c"), "w");
 	fputs(exec_src, f);
 	fclose(f);
+	f = fopen(strcat(strcpy((char[256]){ 0 }, dir), "/labels.c"), "w");
+	fputs(labels_src, f);
+	fclose(f);
+	if (sh("cd %s && cc -O1 -fPIC -shared -nostdlib labels.c -o labels.so", dir))
+		return -1;
 	if (sh("cd %s && cc -O1 -fno-pic -fno-asynchronous-unwind-tables -c mod.c -o mod.ko",
 	       dir))
 		return -1;
@@ -209,6 +225,62 @@ static void test_failure_without_err(void **state)
 	assert_null(st);
 }
 
+/* The address nm gives @name in @file, or 0. */
+static uint64_t nm_address(const char *file, const char *name)
+{
+	char cmd[512], line[256];
+	unsigned long long addr = 0;
+	char type, sym[128];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm %s/%s", dir, file);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "%llx %c %127s", &addr, &type, sym) == 3 && !strcmp(sym, name))
+			break;
+		else
+			addr = 0;
+	pclose(p);
+	return addr;
+}
+
+static void test_user_code_labels(void **state)
+{
+	char path[256];
+	struct kp_err err = { 0 };
+	struct kp_mapping map;
+	struct symtab *st = symtab_new();
+	uint64_t entry = nm_address("labels.so", "entry_label");
+	uint64_t local = nm_address("labels.so", "local_label");
+	uint64_t after = nm_address("labels.so", "after_labels");
+	const struct ksym *sym;
+	uint64_t off;
+
+	(void)state;
+	assert_non_null(st);
+	assert_true(entry && local == entry + 4 && after > local);
+	snprintf(path, sizeof(path), "%s/labels.so", dir);
+	assert_int_equal(kp_map_file(path, KP_FILE_MAX, &map, &err), 0);
+	if (elfsyms_load_user(map.data, map.len, path, st, NULL, &err))
+		fail_msg("%s", err.msg);
+	kp_unmap_file(&map);
+	sym = symtab_lookup(st, entry + 3, 0, &off);
+	assert_non_null(sym);
+	assert_string_equal(sym->name, "entry_label");
+	assert_int_equal(off, 3);
+	sym = symtab_lookup(st, local + 1, 0, &off);
+	assert_non_null(sym);
+	assert_string_equal(sym->name, "local_label");
+	/* A sizeless label ends where the next symbol starts. */
+	sym = symtab_lookup(st, after, 0, &off);
+	assert_non_null(sym);
+	assert_string_equal(sym->name, "after_labels");
+	for (size_t i = 0; i < st->nr; i++)
+		assert_string_not_equal(st->syms[i].name, "data_label");
+	symtab_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_module_layout),
 		cmocka_unit_test(test_module_compressed_forms),
 		cmocka_unit_test(test_truncated_elf_fails_cleanly),
+		cmocka_unit_test(test_user_code_labels),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -10,6 +10,7 @@
 
 #include "buildid.h"
 #include "demangle.h"
+#include "elfplt.h"
 
 bool elf_detect(const void *buf, size_t len)
 {
@@ -417,8 +418,24 @@ static int read_segments(Elf *elf, struct elf_segments *segs)
  * given) .dynsym and its load segments. A separate debug file (@segs NULL)
  * must have its .symtab.
  */
-static int load_user(const void *buf, size_t len, const char *what, struct symtab *st,
-		     struct elf_segments *segs, struct kp_err *err)
+/* PLT entries of the file as loaded (@buf), added to @st. */
+static int add_plt(const void *buf, size_t len, const char *what, struct symtab *st,
+		   struct kp_err *err)
+{
+	Elf *elf;
+	int ret = elf_open_buffer(buf, len, what, &elf, err);
+
+	if (ret)
+		return ret;
+	if (elfplt_add_symbols(elf, st))
+		ret = kp_errorf(err, ENOMEM, "%s: out of memory", what);
+	elf_end(elf);
+	return ret;
+}
+
+static int load_user(const void *buf, size_t len, const char *what, const void *loaded,
+		     size_t loaded_len, struct symtab *st, struct elf_segments *segs,
+		     struct kp_err *err)
 {
 	struct sym_filter flt = { .table = SHT_SYMTAB, .functions_only = true, .demangle = true };
 	Elf *elf;
@@ -432,6 +449,10 @@ static int load_user(const void *buf, size_t len, const char *what, struct symta
 		flt.table = SHT_DYNSYM;
 		ret = read_symbols(elf, what, st, NULL, &flt, err);
 	}
+	if (!ret && loaded == buf && elfplt_add_symbols(elf, st))
+		ret = kp_errorf(err, ENOMEM, "%s: out of memory", what);
+	else if (!ret && loaded && loaded != buf)
+		ret = add_plt(loaded, loaded_len, what, st, err);
 	if (!ret && segs && read_segments(elf, segs))
 		ret = kp_errorf(err, EINVAL, "%s: unreadable program headers", what);
 	if (!ret) {
@@ -447,13 +468,14 @@ static int load_user(const void *buf, size_t len, const char *what, struct symta
 int elfsyms_load_user(const void *buf, size_t len, const char *what, struct symtab *st,
 		      struct elf_segments *segs, struct kp_err *err)
 {
-	return load_user(buf, len, what, st, segs, err);
+	return load_user(buf, len, what, buf, len, st, segs, err);
 }
 
 int elfsyms_load_user_symbols(const void *buf, size_t len, const char *what,
-			      struct symtab *st, struct kp_err *err)
+			      const void *loaded, size_t loaded_len, struct symtab *st,
+			      struct kp_err *err)
 {
-	return load_user(buf, len, what, st, NULL, err);
+	return load_user(buf, len, what, loaded, loaded_len, st, NULL, err);
 }
 
 uint64_t elf_segments_offset_to_vaddr(const struct elf_segments *segs, uint64_t off)

@@ -32,16 +32,21 @@ struct elf_segments {
 
 /*
  * Read a user-space ELF (executable or shared object): function symbols
- * from .symtab, else .dynsym (most distribution binaries are stripped), and
- * its PT_LOAD segments so that file offsets from mmap records map to symbol
- * addresses.
+ * from .symtab, else .dynsym (most distribution binaries are stripped), one
+ * "<function>@plt" per PLT entry, and its PT_LOAD segments so that file
+ * offsets from mmap records map to symbol addresses.
  */
 int elfsyms_load_user(const void *buf, size_t len, const char *what, struct symtab *st,
 		      struct elf_segments *segs, struct kp_err *err);
 
-/* Function symbols of a separate debug file (.symtab only; no segments needed). */
+/*
+ * Function symbols of a separate debug file (.symtab only; no segments
+ * needed), with the PLT entries of @loaded, the file it describes (a debug
+ * file has no PLT contents), when that is given.
+ */
 int elfsyms_load_user_symbols(const void *buf, size_t len, const char *what,
-			      struct symtab *st, struct kp_err *err);
+			      const void *loaded, size_t loaded_len, struct symtab *st,
+			      struct kp_err *err);
 
 /* Link-time address of file offset @off, or UINT64_MAX when no segment holds it. */
 uint64_t elf_segments_offset_to_vaddr(const struct elf_segments *segs, uint64_t off);

@@ -94,9 +94,12 @@ void dso_set_symtab(struct dso *d, struct symtab *st)
 /*
  * Distributions strip binaries and ship their .symtab in debug packages,
  * found by build-id: /usr/lib/debug/.build-id/ab/cdef....debug (as perf and
- * gdb do). Returns the richer table, or NULL to keep @st.
+ * gdb do). Its PLT entries are named from @loaded, the file as loaded,
+ * since the debug file keeps none of the PLT's contents. Returns the richer
+ * table, or NULL to keep @st.
  */
-static struct symtab *load_debug_file(const struct dso *d, const struct symtab *st)
+static struct symtab *load_debug_file(const struct dso *d, const struct symtab *st,
+				      const struct kp_mapping *loaded)
 {
 	char hex[2 * KP_BUILD_ID_MAX + 1], path[512];
 	struct kp_mapping map;
@@ -111,7 +114,8 @@ static struct symtab *load_debug_file(const struct dso *d, const struct symtab *
 	if (access(path, R_OK) || kp_map_file(path, KP_FILE_MAX, &map, NULL))
 		return NULL;
 	dbg = symtab_new();
-	ret = dbg ? elfsyms_load_user_symbols(map.data, map.len, path, dbg, NULL)
+	ret = dbg ? elfsyms_load_user_symbols(map.data, map.len, path, loaded->data,
+					      loaded->len, dbg, NULL)
 		  : -ENOMEM;
 	kp_unmap_file(&map);
 	if (ret || !dbg->nr) {
@@ -160,10 +164,10 @@ static void load_user(struct dso *d)
 		if (!ret)
 			ret = elfsyms_load_user(map.data, map.len, d->name, st, &d->segs,
 						&err);
-		kp_unmap_file(&map);
 	}
 	if (ret) {
 		d->error = strdup(err.msg);
+		kp_unmap_file(&map);
 		symtab_free(st);
 		return;
 	}
@@ -173,10 +177,12 @@ static void load_user(struct dso *d)
 	     memcmp(st->build_id, d->want_build_id, d->want_build_id_len))) {
 		d->build_id_mismatch = true;
 		d->error = strdup("build-id differs from the recorded one");
+		kp_unmap_file(&map);
 		symtab_free(st);
 		return;
 	}
-	d->symtab = load_debug_file(d, st);
+	d->symtab = load_debug_file(d, st, &map);
+	kp_unmap_file(&map);
 	if (d->symtab)
 		symtab_free(st);
 	else

@@ -2,7 +2,8 @@
 /*
  * ELF symbol sources: a vmlinux-like executable and a module-like relocatable
  * object, both compiled at test time, cross-checked against binutils' nm; and
- * a shared object's code labels, which user-space tables keep as perf does.
+ * a shared object's code labels and PLT entries, which user-space tables
+ * keep as perf does, PLT addresses cross-checked against objdump.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -47,6 +48,11 @@ static const char labels_src[] =
 	".data\\ndata_label:\\n.quad 0\\n.text\\n\");\n"
 	"int after_labels(int x) { return x + 1; }\n";
 
+/* Calls through the PLT, built with and without IBT's second PLT (.plt.sec). */
+static const char plt_src[] = "extern int ext_one(int);\n"
+			      "extern int ext_two(int);\n"
+			      "int calls_out(int x) { return ext_one(x) + ext_two(x); }\n";
+
 static int setup(void **state)
 {
 	FILE *f;
@@ -63,6 +69,15 @@ static int setup(void **state)
 	fputs(labels_src, f);
 	fclose(f);
 	if (sh("cd %s && cc -O1 -fPIC -shared -nostdlib labels.c -o labels.so", dir))
+		return -1;
+	f = fopen(strcat(strcpy((char[256]){ 0 }, dir), "/plt.c"), "w");
+	fputs(plt_src, f);
+	fclose(f);
+	if (sh("cd %s && cc -O1 -g -fPIC -shared -nostdlib plt.c -o plt.so && "
+	       "cc -O1 -fPIC -shared -nostdlib -fcf-protection=full -Wl,-z,ibtplt plt.c "
+	       "-o pltibt.so && objcopy --only-keep-debug plt.so plt.debug && "
+	       "objcopy --strip-all plt.so plt.stripped",
+	       dir))
 		return -1;
 	if (sh("cd %s && cc -O1 -fno-pic -fno-asynchronous-unwind-tables -c mod.c -o mod.ko",
 	       dir))
@@ -281,6 +296,88 @@ static void test_user_code_labels(void **state)
 	symtab_free(st);
 }
 
+/* objdump's address for "<@name>:" in @file's disassembly, or 0. */
+static uint64_t objdump_address(const char *file, const char *name)
+{
+	char cmd[512], line[256], want[160];
+	unsigned long long addr;
+	uint64_t found = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "objdump -d %s/%s", dir, file);
+	snprintf(want, sizeof(want), "<%s>:", name);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p))
+		if (strstr(line, want) && sscanf(line, "%llx", &addr) == 1)
+			found = addr;
+	pclose(p);
+	return found;
+}
+
+static struct symtab *load_user_file(const char *file, const char *loaded)
+{
+	char path[256], loaded_path[256];
+	struct kp_err err = { 0 };
+	struct kp_mapping map, orig = { 0 };
+	struct symtab *st = symtab_new();
+	int ret;
+
+	assert_non_null(st);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	assert_int_equal(kp_map_file(path, KP_FILE_MAX, &map, &err), 0);
+	if (loaded) {
+		snprintf(loaded_path, sizeof(loaded_path), "%s/%s", dir, loaded);
+		assert_int_equal(kp_map_file(loaded_path, KP_FILE_MAX, &orig, &err), 0);
+		ret = elfsyms_load_user_symbols(map.data, map.len, path, orig.data, orig.len, st,
+						&err);
+	} else {
+		ret = elfsyms_load_user(map.data, map.len, path, st, NULL, &err);
+	}
+	if (ret)
+		fail_msg("%s", err.msg);
+	kp_unmap_file(&map);
+	kp_unmap_file(&orig);
+	return st;
+}
+
+/* Each PLT entry objdump names is named the same, over its whole entry. */
+static void check_plt_names(struct symtab *st, const char *disassembled)
+{
+	static const char *const names[] = { "ext_one@plt", "ext_two@plt" };
+	const struct ksym *sym;
+	uint64_t off;
+
+	for (size_t i = 0; i < 2; i++) {
+		uint64_t addr = objdump_address(disassembled, names[i]);
+
+		assert_true(addr != 0);
+		sym = symtab_lookup(st, addr + 15, 0, &off);
+		assert_non_null(sym);
+		assert_string_equal(sym->name, names[i]);
+		assert_int_equal(off, 15);
+	}
+}
+
+static void test_user_plt_entries(void **state)
+{
+	struct symtab *st;
+
+	(void)state;
+	st = load_user_file("plt.so", NULL);
+	check_plt_names(st, "plt.so");
+	symtab_free(st);
+	/* With IBT the calls go through .plt.sec, not .plt. */
+	st = load_user_file("pltibt.so", NULL);
+	check_plt_names(st, "pltibt.so");
+	symtab_free(st);
+	/* A debug file has no PLT contents: the entries come from the file as loaded. */
+	st = load_user_file("plt.debug", "plt.stripped");
+	check_plt_names(st, "plt.so");
+	assert_non_null(symtab_lookup(st, objdump_address("plt.so", "calls_out"), 0, NULL));
+	symtab_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -291,6 +388,7 @@ int main(void)
 		cmocka_unit_test(test_module_compressed_forms),
 		cmocka_unit_test(test_truncated_elf_fails_cleanly),
 		cmocka_unit_test(test_user_code_labels),
+		cmocka_unit_test(test_user_plt_entries),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -63,7 +63,16 @@ void sanitize(const char *in, char *out, size_t size)
 	if (!size)
 		return;
 	while (in && *in) {
-		size_t len = sanitize_char_len(in);
+		size_t len;
+
+		/* Printable ASCII, nearly every byte of a report, needs no decoding. */
+		if ((unsigned char)*in >= 0x20 && (unsigned char)*in < 0x7f) {
+			if (n + 1 >= size)
+				break;
+			out[n++] = *in++;
+			continue;
+		}
+		len = sanitize_char_len(in);
 
 		if (!len) {
 			if (n + 1 >= size)

@@ -4,6 +4,7 @@
 #include "callchain.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +15,50 @@ static const char *dso_label(const struct hist_entry *e)
 	return e->key.dso ? e->key.dso->short_name : "[unknown]";
 }
 
+/* "[k] " and the sanitized @name after it. */
+static void level_prefixed(int level, const char *name, char *buf, size_t size)
+{
+	if (size < 5) {
+		sanitize(name, buf, size);
+		return;
+	}
+	buf[0] = '[';
+	buf[1] = level_char(level);
+	buf[2] = ']';
+	buf[3] = ' ';
+	sanitize(name, buf + 4, size - 4);
+}
+
+/* Cells that are numbers: nothing in them needs sanitizing. */
+static void number_cell(const struct hist_key *k, enum sort_key key, char *buf,
+			size_t size)
+{
+	switch (key) {
+	case SORT_VCPU:
+		if (k->vcpu >= 0)
+			snprintf(buf, size, "%d", k->vcpu);
+		else
+			snprintf(buf, size, "-");
+		break;
+	case SORT_CPU:
+		snprintf(buf, size, "%03d", k->cpu);
+		break;
+	case SORT_CR3:
+		if (k->cr3)
+			snprintf(buf, size, "%#" PRIx64, k->cr3);
+		else
+			snprintf(buf, size, "-");
+		break;
+	default:
+		snprintf(buf, size, "%s", "");
+	}
+}
+
+/*
+ * Every string from the file or a guest goes through sanitize() on its way
+ * into @buf; this runs for each cell of each row, twice (widths, then the
+ * row), so plain strings are not formatted through printf first.
+ */
 void output_cell(const struct hist_entry *e, enum sort_key key, char *buf, size_t size)
 {
 	char raw[CELL_MAX];
@@ -21,21 +66,22 @@ void output_cell(const struct hist_entry *e, enum sort_key key, char *buf, size_
 
 	switch (key) {
 	case SORT_COMM:
-		snprintf(raw, sizeof(raw), "%s", k->comm ? k->comm : ":unknown");
+		sanitize(k->comm ? k->comm : ":unknown", buf, size);
 		break;
 	case SORT_PID:
 		snprintf(raw, sizeof(raw), "%7d:%s", k->pid, k->comm ? k->comm : "");
+		sanitize(raw, buf, size);
 		break;
 	case SORT_DSO:
-		snprintf(raw, sizeof(raw), "%s", dso_label(e));
+		sanitize(dso_label(e), buf, size);
 		break;
 	case SORT_SYM:
-		if (k->sym)
-			snprintf(raw, sizeof(raw), "[%c] %s", level_char(k->level),
-				 k->sym->name);
-		else
-			snprintf(raw, sizeof(raw), "[%c] 0x%016" PRIx64,
-				 level_char(k->level), k->addr);
+		if (k->sym) {
+			level_prefixed(k->level, k->sym->name, buf, size);
+		} else {
+			snprintf(raw, sizeof(raw), "0x%016" PRIx64, k->addr);
+			level_prefixed(k->level, raw, buf, size);
+		}
 		break;
 	case SORT_GUEST:
 		if (k->guest)
@@ -43,29 +89,14 @@ void output_cell(const struct hist_entry *e, enum sort_key key, char *buf, size_
 				 k->guest->pid);
 		else
 			snprintf(raw, sizeof(raw), "host");
-		break;
-	case SORT_VCPU:
-		if (k->vcpu >= 0)
-			snprintf(raw, sizeof(raw), "%d", k->vcpu);
-		else
-			snprintf(raw, sizeof(raw), "-");
-		break;
-	case SORT_CPU:
-		snprintf(raw, sizeof(raw), "%03d", k->cpu);
+		sanitize(raw, buf, size);
 		break;
 	case SORT_CPUMODE:
-		snprintf(raw, sizeof(raw), "%s", level_name(k->level));
-		break;
-	case SORT_CR3:
-		if (k->cr3)
-			snprintf(raw, sizeof(raw), "%#" PRIx64, k->cr3);
-		else
-			snprintf(raw, sizeof(raw), "-");
+		sanitize(level_name(k->level), buf, size);
 		break;
 	default:
-		raw[0] = '\0';
+		number_cell(k, key, buf, size);
 	}
-	sanitize(raw, buf, size);
 }
 
 static const char *const headers[SORT__MAX] = {
@@ -105,9 +136,12 @@ static void widths(const struct hists *h, const struct output_opts *o, int *w)
 		for (size_t j = 0; j < h->nr_entries; j++) {
 			if (!shown(h->entries[j], h, o))
 				continue;
+			int len;
+
 			output_cell(h->entries[j], h->keys[i], buf, sizeof(buf));
-			if ((int)strlen(buf) > w[i])
-				w[i] = (int)strlen(buf);
+			len = (int)strlen(buf);
+			if (len > w[i])
+				w[i] = len;
 		}
 	}
 }
@@ -141,14 +175,50 @@ static void column_header(const struct hists *h, const struct output_opts *o,
 	fprintf(out, "\n#\n");
 }
 
+size_t output_percent(double v, char *buf, size_t size)
+{
+	long double hundredths = rintl((long double)v * 100.0L);
+	int n;
+
+	if (!(v >= 0.0 && v < 1e12) || size < 32)
+		return (size_t)snprintf(buf, size, "%7.2f", v);
+	/* Six characters of hundredths, then the point before the last two: 7 in all. */
+	n = snprintf(buf, size, "%6llu", (unsigned long long)hundredths);
+	for (int i = n - 3; i < n; i++)
+		if (buf[i] == ' ')
+			buf[i] = '0'; /* 5 -> "0.05" */
+	memmove(buf + n - 1, buf + n - 2, 3);
+	buf[n - 2] = '.';
+	return (size_t)n + 1;
+}
+
+static void put_percent(FILE *out, double v)
+{
+	char buf[32];
+	size_t n = output_percent(v, buf, sizeof(buf));
+
+	fputs("  ", out);
+	fwrite(buf, 1, n, out);
+	fputc('%', out);
+}
+
+static void pad(FILE *out, int n)
+{
+	static const char spaces[] = "                                ";
+	const int chunk = (int)sizeof(spaces) - 1;
+
+	for (; n > 0; n -= chunk)
+		fwrite(spaces, 1, (size_t)(n < chunk ? n : chunk), out);
+}
+
 static void row(const struct hist_entry *e, const struct hists *h,
 		const struct output_opts *o, const int *w, FILE *out)
 {
 	char buf[CELL_MAX];
 
 	if (o->children)
-		fprintf(out, "  %7.2f%%", pct(e->children_period, h->total_period));
-	fprintf(out, "  %7.2f%%", pct(e->period, h->total_period));
+		put_percent(out, pct(e->children_period, h->total_period));
+	put_percent(out, pct(e->period, h->total_period));
 	if (o->show_samples)
 		fprintf(out, "  %12" PRIu64, e->samples);
 	if (o->cpu_utilization)
@@ -158,11 +228,15 @@ static void row(const struct hist_entry *e, const struct hists *h,
 			pct(e->level_period[LEVEL_GUEST_KERNEL], h->total_period),
 			pct(e->level_period[LEVEL_GUEST_USER], h->total_period));
 	for (size_t i = 0; i < h->nr_keys; i++) {
+		size_t len;
+
 		output_cell(e, h->keys[i], buf, sizeof(buf));
+		len = strlen(buf);
+		fputs("  ", out);
+		fwrite(buf, 1, len, out);
+		/* Left-aligned in its column, but the last column is not padded. */
 		if (i + 1 < h->nr_keys)
-			fprintf(out, "  %-*s", w[i], buf);
-		else
-			fprintf(out, "  %s", buf);
+			pad(out, w[i] - (int)len);
 	}
 	fputc('\n', out);
 }

@@ -381,10 +381,11 @@ static void resolve_guest(struct session *s, struct machine *m, uint64_t ip,
 	}
 }
 
-static void resolve_host(struct session *s, uint32_t pid, uint64_t ip, struct hist_key *k)
+/* A host kernel address, or a user address in @map (NULL: no map holds it). */
+static void resolve_host(struct session *s, const struct map *map, uint64_t ip,
+			 struct hist_key *k)
 {
 	struct machine *host = &s->machines.host;
-	const struct map *map;
 	const struct dso *dso = NULL;
 
 	if (k->level == LEVEL_KERNEL) {
@@ -394,7 +395,6 @@ static void resolve_host(struct session *s, uint32_t pid, uint64_t ip, struct hi
 		k->dso = dso;
 		return;
 	}
-	map = machine_find_map(host, (int)pid, ip);
 	if (!map)
 		return;
 	k->dso = map->dso;
@@ -447,22 +447,47 @@ static struct resolve_entry *cache_insert(struct session *s, uint64_t ip,
 	return &set[0];
 }
 
-/* Whose address space an address is in: the process for user space, else the machine. */
-static const void *cache_owner(int level, uint32_t pid, const struct machine *m)
+/*
+ * What a resolution is cached under. A host user address: the object and the
+ * offset in it, so that every process that maps cc1 or libc shares the
+ * entries (a compile starts a new cc1 at new addresses many times a second)
+ * and no map change can make one stale. A kernel address: the machine and
+ * the address. False when there is nothing worth caching: a user address
+ * that no map holds.
+ */
+struct resolve_key {
+	uint64_t at;
+	const void *owner; /* a struct dso or a struct machine */
+	const struct map *map;
+};
+
+static bool resolve_key_of(int level, uint32_t pid, uint64_t ip, struct machine *m,
+			   struct resolve_key *key)
 {
-	return level == LEVEL_USER ? (const void *)(uintptr_t)(pid + 1ULL)
-				   : (const void *)m;
+	key->map = NULL;
+	key->at = ip;
+	key->owner = m;
+	if (level != LEVEL_USER || m->guest)
+		return true;
+	key->map = machine_find_map(m, (int)pid, ip);
+	if (!key->map)
+		return false;
+	key->at = ip - key->map->start + key->map->pgoff;
+	key->owner = key->map->dso;
+	return true;
 }
 
 /*
  * Resolve @ip of process @pid at @k->level in @m through the cache: a hit
- * copies sym/dso/addr into @k.
+ * copies sym/dso/addr into @k. Returns the cache entry, or NULL when the
+ * address is not cached (see resolve_key_of).
  */
 static struct resolve_entry *resolve_cached(struct session *s, uint32_t pid, uint64_t ip,
 					    struct machine *m, struct hist_key *k)
 {
-	const void *owner = cache_owner(k->level, pid, m);
-	struct resolve_entry *e = cache_find(s, ip, owner);
+	struct resolve_key key;
+	bool cacheable = resolve_key_of(k->level, pid, ip, m, &key);
+	struct resolve_entry *e = cacheable ? cache_find(s, key.at, key.owner) : NULL;
 
 	if (e) {
 		k->sym = e->sym;
@@ -473,10 +498,12 @@ static struct resolve_entry *resolve_cached(struct session *s, uint32_t pid, uin
 	if (m->guest)
 		resolve_guest(s, m, ip, k);
 	else
-		resolve_host(s, pid, ip, k);
-	e = cache_insert(s, ip, owner);
-	*e = (struct resolve_entry){.ip = ip,
-				    .owner = owner,
+		resolve_host(s, key.map, ip, k);
+	if (!cacheable)
+		return NULL;
+	e = cache_insert(s, key.at, key.owner);
+	*e = (struct resolve_entry){.ip = key.at,
+				    .owner = key.owner,
 				    .gen = s->cache_gen,
 				    .sym = k->sym,
 				    .dso = k->dso,
@@ -553,9 +580,12 @@ static void count_sample(struct session *s, struct machine *m, int level)
 static bool add_host_fast(struct session *s, const struct pd_sample *ps, struct hists *h,
 			  int level, const char *comm)
 {
-	const void *owner = cache_owner(level, ps->pid, &s->machines.host);
-	struct resolve_entry *e = cache_find(s, ps->ip, owner);
+	struct resolve_key key;
+	struct resolve_entry *e;
 
+	if (!resolve_key_of(level, ps->pid, ps->ip, &s->machines.host, &key))
+		return false;
+	e = cache_find(s, key.at, key.owner);
 	if (!e || !row_matches(e, h, comm, (int)ps->pid, (int)ps->cpu, level))
 		return false;
 	hists_add_to(h, e->row, level, ps->period);
@@ -666,6 +696,11 @@ static int on_kernel_mmap(struct session *s, struct machine *m, const char *name
 	char ref[64];
 	bool moved;
 
+	/*
+	 * Where a kernel runs changes what its addresses mean. User-space
+	 * entries need no such care: they are keyed by object and offset.
+	 */
+	s->cache_gen++;
 	if (!kernel_map_ref(name,
 			    m->guest ? "[guest.kernel.kallsyms" : "[kernel.kallsyms]",
 			    ref, sizeof(ref)) ||
@@ -700,7 +735,6 @@ static bool copy_for_perf(const struct session *s, const struct perf_event_heade
 
 static int on_mmap(struct session *s, const struct perf_event_header *ev, bool mmap2)
 {
-	s->cache_gen++; /* maps and kernel placement may change what an address means */
 	const struct mmap_body *b = (const void *)(ev + 1);
 	size_t fixed = sizeof(*ev) + sizeof(*b) + (mmap2 ? 32 : 0);
 	const char *name = (const char *)ev + fixed;
@@ -745,7 +779,6 @@ static int on_comm(struct session *s, const struct perf_event_header *ev)
 
 static int on_fork(struct session *s, const struct perf_event_header *ev)
 {
-	s->cache_gen++;				    /* a reused pid gets new maps */
 	const uint32_t *f = (const void *)(ev + 1); /* pid, ppid, tid, ptid */
 
 	if (ev->size < sizeof(*ev) + 16)

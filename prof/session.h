@@ -31,14 +31,16 @@ struct symbol_opts {
 
 /*
  * Samples repeat the same few thousand addresses: a 2-way set-associative cache of
- * resolutions saves a binary search (and for user space a map search) per
- * sample. Entries are tagged with a generation bumped by every map change.
+ * resolutions saves a binary search per sample. User-space entries are keyed
+ * by object and offset, shared by every process that maps the object; kernel
+ * entries by machine and address, tagged with a generation bumped whenever a
+ * kernel's placement may change.
  */
 #define RESOLVE_CACHE_SIZE 16384
 
 struct resolve_entry {
-	uint64_t ip;
-	const void *owner; /* machine, or (for user space) the thread's pid + 1 */
+	uint64_t ip;	   /* the address, or (user space) the offset in the object */
+	const void *owner; /* the machine, or (user space) the struct dso */
 	uint64_t gen;
 	const struct ksym *sym;
 	const struct dso *dso;

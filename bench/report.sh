@@ -1,0 +1,98 @@
+#!/bin/bash
+# kvmprof report against perf report on real recordings the benchmark makes
+# itself, each of a fixed workload:
+#   compile  kvmprof record -a -F 20000 of the project's lib/ compiled over
+#            and over for 55 s on every CPU: at least 2M samples, most of them
+#            in short-lived cc1 processes (new addresses every time) and in
+#            stripped binaries (one row per address, as perf shows them);
+#   guest    the real Debian 6.12 guest of tests/qemu/debian-guest-l1.sh,
+#            nested under KVM in the QEMU harness, recorded with kvmprof
+#            record -a -g; guest symbols from the package's vmlinuz for
+#            kvmprof, from the guest's runtime kallsyms for perf kvm.
+# For each: CPU time (median of RUNS, alternating) and peak RSS of both,
+# their ratio, and whether the top 20 rows are the same.
+#
+#   bench/report.sh BUILD_DIR RESULTS_FILE [compile] [guest]
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$(cd "$REPO" && cd "${1:-build}" && pwd)
+BENCH_RESULTS=$2
+shift 2
+RUNS=${BENCH_RUNS:-5}
+BENCH_WORK=$(mktemp -d /tmp/kvmprof-bench-report.XXXXXX)
+trap 'rm -rf "$BENCH_WORK"' EXIT
+# shellcheck source=lib.sh
+. "$REPO/bench/lib.sh"
+K=$BUILD/kvmprof
+
+# The top 20 guest symbols, in order: perf kvm --guest shows shares of all
+# samples, kvmprof --guest of guest samples, so names are compared.
+top20_guest() { grep -E '\[g\] ' | head -20 | awk '{ print $NF }'; }
+
+# compare NAME KVMPROF_CMD PERF_CMD [ROWS]: measure, print and record one
+# row; ROWS (top20 or top20_guest) extracts the rows that must be equal.
+compare() {
+	local name=$1 rows=${4:-top20} same=no r
+	side_by_side "$RUNS" kvmprof "$BENCH_WORK/k.txt" "$2" -- perf "$BENCH_WORK/p.txt" "$3"
+	diff <($rows <"$BENCH_WORK/k.txt") <($rows <"$BENCH_WORK/p.txt") >"$BENCH_WORK/top.diff" &&
+		[ "$($rows <"$BENCH_WORK/k.txt" | wc -l)" -ge 10 ] && same=yes
+	r=$(ratio "$B_CPU" "$A_CPU")
+	echo "  CPU time, median of $RUNS: kvmprof ${A_CPU} s, perf ${B_CPU} s: ${r}x;" \
+		"peak RSS: kvmprof ${A_RSS} KB, perf ${B_RSS} KB; same top 20 rows: $same"
+	[ $same = yes ] || sed 's/^/    /' "$BENCH_WORK/top.diff" | head -10
+	result "report, $name" "${r}x perf's CPU (${A_CPU} s vs ${B_CPU} s); RSS ${A_RSS} vs ${B_RSS} KB; top 20 $same" \
+		">= 10x, RSS <= perf's, same top 20" \
+		"$(awk -v r="$r" -v a="$A_RSS" -v b="$B_RSS" -v s=$same \
+			'BEGIN { print (r >= 10 && a <= b && s == "yes") ? "PASS" : "MISS" }')"
+}
+
+bench_compile() {
+	local data=$BENCH_WORK/compile.data n
+	echo "== report: system-wide compile at 20 kHz per CPU, kvmprof report vs perf report"
+	"$K" record -a -F 20000 -o "$data" -- bash -c \
+		". '$REPO/bench/lib.sh'; REPO='$REPO'; end=\$((SECONDS + 55)); while [ \$SECONDS -lt \$end ]; do compile_lib; done" \
+		>"$BENCH_WORK/record.out" 2>&1 || { cat "$BENCH_WORK/record.out"; return 1; }
+	n=$(sed -n 's/.*: \([0-9]*\) samples.*/\1/p' "$BENCH_WORK/record.out")
+	echo "  recorded $n samples ($(($(stat -c %s "$data") / 1048576)) MB), $(grep -o '[0-9]* lost' "$BENCH_WORK/record.out")"
+	# Warm the page cache and perf's build-id cache before timing either.
+	"$K" report -i "$data" --stdio >/dev/null
+	perf report -i "$data" --stdio -s comm,dso,sym >/dev/null 2>&1
+	compare "compile, $n samples" "'$K' report -i '$data' --stdio" \
+		"perf report -i '$data' --stdio -s comm,dso,sym"
+}
+
+bench_guest() {
+	local out=$BENCH_WORK/guest vmlinuz pkg
+	echo "== report: nested Debian guest, kvmprof report vs perf kvm report"
+	pkg=$("$REPO/scripts/fetch-debian-kernels.sh" --print | grep 'linux-image-6\.12' | head -1)
+	vmlinuz=$(ls "$pkg"/boot/vmlinuz-* 2>/dev/null | head -1)
+	if [ -z "$vmlinuz" ]; then
+		echo "  skipped: no Debian 6.12 kernel package (scripts/fetch-debian-kernels.sh)"
+		result "report, nested guest" "skipped: no Debian kernel package" "" "SKIP"
+		return 0
+	fi
+	mkdir -p "$out" "$BENCH_WORK/l2"
+	"$REPO/tests/qemu/make-l2-initrd.sh" "$BENCH_WORK/l2/initrd.gz"
+	if ! "$REPO/tests/qemu/l1-run.sh" -t 400 "$out" "$REPO/tests/qemu/debian-guest-l1.sh" \
+		"$BUILD" "$vmlinuz" "$BENCH_WORK/l2/initrd.gz" >"$BENCH_WORK/l1.out" 2>&1 ||
+		! grep -q '^record: 0' "$out/status"; then
+		echo "  MISS: the guest recording failed"
+		sed 's/^/    /' "$out/status" 2>/dev/null
+		result "report, nested guest" "recording failed" "" "MISS"
+		return 1
+	fi
+	echo "  recorded: $(grep -o 'wrote [^]]*' "$out/record.out" | head -1)"
+	"$K" report -i "$out/deb.data" --guestkallsyms "$vmlinuz" --guest -s sym --stdio >/dev/null
+	compare "nested guest" \
+		"'$K' report -i '$out/deb.data' --guestkallsyms '$vmlinuz' --guest -s sym --stdio" \
+		"perf kvm --guest --guestkallsyms='$out/l2-kallsyms' report -i '$out/deb.data' --stdio --no-children -g none -s sym" \
+		top20_guest
+}
+
+names=("$@")
+[ ${#names[@]} -eq 0 ] && names=(compile guest)
+rc=0
+for n in "${names[@]}"; do
+	"bench_$n" || rc=1
+done
+exit $rc

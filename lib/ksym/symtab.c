@@ -210,15 +210,49 @@ static uint32_t best_alias(const struct symtab *st, size_t i, size_t j)
 	return (uint32_t)best;
 }
 
-/* Both index arrays in one block: a kernel's fits one huge page. */
+/*
+ * The bucket width: 4 KiB, doubled until there are no more buckets than
+ * addresses (plus a few): a kernel's table spans its text and, a gigabyte
+ * away, its modules, and the index must stay smaller than the table.
+ */
+static unsigned int bucket_shift(uint64_t span, size_t nr_addrs)
+{
+	unsigned int shift = 12;
+
+	while (shift < 63 && (span >> shift) >= nr_addrs + 64)
+		shift++;
+	return shift;
+}
+
+static void index_buckets(struct symtab *st)
+{
+	uint64_t base = st->addrs[0];
+	size_t i = 0;
+
+	for (size_t b = 0; b < st->nr_buckets; b++) {
+		uint64_t start = (uint64_t)b << st->bucket_shift;
+
+		while (i < st->nr_addrs && st->addrs[i] - base < start)
+			i++;
+		st->buckets[b] = (uint32_t)i;
+	}
+}
+
+/* The three index arrays in one block: a kernel's fits one huge page. */
 static int index_addresses(struct symtab *st)
 {
-	size_t n = 0, nr = st->nr ? st->nr : 1;
-	uint64_t *addrs = kp_alloc_huge(nr * (sizeof(*addrs) + sizeof(*st->best)));
-	uint32_t *best = (uint32_t *)(addrs + nr);
+	size_t n = 0, nr = st->nr ? st->nr : 1, nb, shift;
+	uint64_t span = st->nr ? st->syms[st->nr - 1].addr - st->syms[0].addr : 0;
+	uint64_t *addrs;
+	uint32_t *best;
 
+	shift = bucket_shift(span, st->nr);
+	nb = (size_t)(span >> shift) + 2;
+	addrs = kp_alloc_huge(nr * (sizeof(*addrs) + sizeof(*best)) +
+			      nb * sizeof(uint32_t));
 	if (!addrs)
 		return -ENOMEM;
+	best = (uint32_t *)(addrs + nr);
 	free(st->addrs);
 	st->addrs = addrs;
 	st->best = best;
@@ -232,6 +266,11 @@ static int index_addresses(struct symtab *st)
 		i = j;
 	}
 	st->nr_addrs = n;
+	st->buckets = best + nr;
+	st->nr_buckets = n ? nb : 0;
+	st->bucket_shift = (unsigned int)shift;
+	if (n)
+		index_buckets(st);
 	return 0;
 }
 
@@ -272,11 +311,30 @@ static ptrdiff_t upper_index(const uint64_t *a, size_t n, uint64_t key)
 	return base - a;
 }
 
+/* upper_index() over the whole table, through the bucket @link falls in. */
+static ptrdiff_t find_index(const struct symtab *st, uint64_t link)
+{
+	uint64_t b;
+	size_t lo, hi;
+
+	if (!st->nr_addrs || link < st->addrs[0])
+		return -1;
+	b = (link - st->addrs[0]) >> st->bucket_shift;
+	if (b + 1 >= st->nr_buckets)
+		return (ptrdiff_t)st->nr_addrs - 1;
+	lo = st->buckets[b];
+	hi = st->buckets[b + 1];
+	/* Nothing in the bucket at or below @link: the answer is just before it. */
+	if (lo == hi || st->addrs[lo] > link)
+		return (ptrdiff_t)lo - 1;
+	return (ptrdiff_t)lo + upper_index(st->addrs + lo, hi - lo, link);
+}
+
 const struct ksym *symtab_lookup(const struct symtab *st, uint64_t addr, int64_t slide,
 				 uint64_t *offset)
 {
 	uint64_t link = addr - (uint64_t)slide;
-	ptrdiff_t i = upper_index(st->addrs, st->nr_addrs, link);
+	ptrdiff_t i = find_index(st, link);
 	const struct ksym *sym;
 
 	if (i < 0)

@@ -36,6 +36,14 @@ struct symtab {
 	uint64_t *addrs; /* distinct addresses, packed for fast binary search */
 	uint32_t *best;	 /* for each, the alias lookups report (perf's choice) */
 	size_t nr_addrs;
+	/*
+	 * Where to start looking: buckets[b] is the index of the first address
+	 * at or above addrs[0] + (b << bucket_shift). A lookup searches one
+	 * bucket, a cache line or two, instead of the whole array.
+	 */
+	uint32_t *buckets;
+	size_t nr_buckets;
+	unsigned int bucket_shift;
 	size_t alloc;
 	struct arena *strings;
 	void *owned; /* a buffer names point into (see ksymblob.c), or NULL */

@@ -184,6 +184,82 @@ static void test_many_symbols(void **state)
 	symtab_free(st);
 }
 
+/* The symbol a lookup must find: the last one at or below @addr, by a linear scan. */
+static const struct ksym *linear_lookup(const struct symtab *st, uint64_t addr)
+{
+	const struct ksym *found = NULL;
+
+	for (size_t i = 0; i < st->nr && st->syms[i].addr <= addr; i++)
+		if (!found || st->syms[i].addr != found->addr)
+			found = &st->syms[i];
+	return found;
+}
+
+static uint64_t next_random(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * Lookups go through a bucket index: a table shaped like a kernel's (dense
+ * text, then modules a gigabyte away, runs of symbols in one bucket, empty
+ * buckets) must answer every address as a full search would.
+ */
+static void test_bucket_index_matches_linear_search(void **state)
+{
+	struct symtab *st = symtab_new();
+	uint64_t x = 0x2545f4914f6cdd1dULL, addr = 0xffffffff81000000ULL;
+	const uint64_t mod = 0xffffffffc0000000ULL;
+	char name[32];
+
+	(void)state;
+	for (int i = 0; i < 3000; i++) {
+		/* Mostly small steps, now and then a jump over many buckets. */
+		addr += next_random(&x) % 8 ? next_random(&x) % 300
+					    : next_random(&x) % 200000;
+		snprintf(name, sizeof(name), "text_%d", i);
+		assert_int_equal(symtab_add(st, addr, 't', name, NULL), 0);
+	}
+	for (int i = 0; i < 500; i++) {
+		snprintf(name, sizeof(name), "mod_%d", i);
+		assert_int_equal(symtab_add(st, mod + (uint64_t)i * 64, 't', name, "m"),
+				 0);
+	}
+	assert_int_equal(symtab_finish(st), 0);
+	assert_true(st->nr_buckets > 1 && st->nr_buckets <= st->nr_addrs + 66);
+	for (int i = 0; i < 40000; i++) {
+		uint64_t probe, off;
+		const struct ksym *want, *got;
+
+		switch (i % 4) {
+		case 0: /* at a symbol, or next to one */
+			probe = st->syms[next_random(&x) % st->nr].addr +
+				next_random(&x) % 3 - 1;
+			break;
+		case 1: /* on a bucket boundary */
+			probe = st->addrs[0] +
+				((next_random(&x) % st->nr_buckets) << st->bucket_shift) -
+				next_random(&x) % 2;
+			break;
+		case 2: /* anywhere in the table's span, or a little outside it */
+			probe = st->addrs[0] - 4096 +
+				next_random(&x) % (mod + 500 * 64 + 8192 - st->addrs[0]);
+			break;
+		default: /* far outside */
+			probe = next_random(&x);
+		}
+		want = linear_lookup(st, probe);
+		got = symtab_lookup(st, probe, 0, &off);
+		if (want != got && (!want || !got || want->addr != got->addr))
+			fail_msg("%#llx: got %s, want %s", (unsigned long long)probe,
+				 got ? got->name : "none", want ? want->name : "none");
+	}
+	symtab_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_one_table_two_slides),
 		cmocka_unit_test(test_sized_aliases_follow_perf),
 		cmocka_unit_test(test_many_symbols),
+		cmocka_unit_test(test_bucket_index_matches_linear_search),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

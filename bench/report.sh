@@ -73,7 +73,7 @@ bench_guest() {
 	fi
 	mkdir -p "$out" "$BENCH_WORK/l2"
 	"$REPO/tests/qemu/make-l2-initrd.sh" "$BENCH_WORK/l2/initrd.gz"
-	if ! "$REPO/tests/qemu/l1-run.sh" -t 400 "$out" "$REPO/tests/qemu/debian-guest-l1.sh" \
+	if ! "$REPO/tests/qemu/l1-run.sh" -t 400 -s "$BENCH_WORK/l2" "$out" "$REPO/tests/qemu/debian-guest-l1.sh" \
 		"$BUILD" "$vmlinuz" "$BENCH_WORK/l2/initrd.gz" >"$BENCH_WORK/l1.out" 2>&1 ||
 		! grep -q '^record: 0' "$out/status"; then
 		echo "  MISS: the guest recording failed"

@@ -227,15 +227,17 @@ static unsigned int bucket_shift(uint64_t span, size_t nr_addrs)
 static void index_buckets(struct symtab *st)
 {
 	uint64_t base = st->addrs[0];
-	size_t i = 0;
+	size_t b = 0;
 
-	for (size_t b = 0; b < st->nr_buckets; b++) {
-		uint64_t start = (uint64_t)b << st->bucket_shift;
+	/* Bucket numbers from addresses: a bucket's start (b << shift) can overflow. */
+	for (size_t i = 0; i < st->nr_addrs; i++) {
+		uint64_t last = (st->addrs[i] - base) >> st->bucket_shift;
 
-		while (i < st->nr_addrs && st->addrs[i] - base < start)
-			i++;
-		st->buckets[b] = (uint32_t)i;
+		while (b <= last)
+			st->buckets[b++] = (uint32_t)i;
 	}
+	while (b < st->nr_buckets)
+		st->buckets[b++] = (uint32_t)st->nr_addrs;
 }
 
 /* The three index arrays in one block: a kernel's fits one huge page. */

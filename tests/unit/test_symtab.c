@@ -206,16 +206,22 @@ static uint64_t next_random(uint64_t *x)
 /*
  * Lookups go through a bucket index: a table shaped like a kernel's (dense
  * text, then modules a gigabyte away, runs of symbols in one bucket, empty
- * buckets) must answer every address as a full search would.
+ * buckets; with @percpu, its absolute per-cpu symbols near 0 too, so that
+ * the table spans nearly all 64 bits) must answer every address as a full
+ * search would.
  */
-static void test_bucket_index_matches_linear_search(void **state)
+static void check_bucket_index(bool percpu)
 {
 	struct symtab *st = symtab_new();
 	uint64_t x = 0x2545f4914f6cdd1dULL, addr = 0xffffffff81000000ULL;
 	const uint64_t mod = 0xffffffffc0000000ULL;
 	char name[32];
 
-	(void)state;
+	for (int i = 0; percpu && i < 60; i++) {
+		snprintf(name, sizeof(name), "percpu_%d", i);
+		assert_int_equal(symtab_add(st, (uint64_t)i * 0x1000, 'A', name, NULL),
+				 0);
+	}
 	for (int i = 0; i < 3000; i++) {
 		/* Mostly small steps, now and then a jump over many buckets. */
 		addr += next_random(&x) % 8 ? next_random(&x) % 300
@@ -244,9 +250,10 @@ static void test_bucket_index_matches_linear_search(void **state)
 				((next_random(&x) % st->nr_buckets) << st->bucket_shift) -
 				next_random(&x) % 2;
 			break;
-		case 2: /* anywhere in the table's span, or a little outside it */
-			probe = st->addrs[0] - 4096 +
-				next_random(&x) % (mod + 500 * 64 + 8192 - st->addrs[0]);
+		case 2: /* anywhere in the kernel's span, or a little outside it */
+			probe = 0xffffffff81000000ULL - 4096 +
+				next_random(&x) %
+					(mod + 500 * 64 + 8192 - 0xffffffff81000000ULL);
 			break;
 		default: /* far outside */
 			probe = next_random(&x);
@@ -258,6 +265,13 @@ static void test_bucket_index_matches_linear_search(void **state)
 				 got ? got->name : "none", want ? want->name : "none");
 	}
 	symtab_free(st);
+}
+
+static void test_bucket_index_matches_linear_search(void **state)
+{
+	(void)state;
+	check_bucket_index(false);
+	check_bucket_index(true);
 }
 
 int main(void)

@@ -7,12 +7,16 @@ median() { sort -n | awk '{ v[NR] = $1 } END { if (!NR) print 0; else print NR %
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }'; }
 
-# cpu_rss OUT CMD...: run CMD with stdout to OUT; print "CPU_SECONDS MAX_RSS_KB".
+# cpu_rss OUT CMD...: run CMD with stdout to OUT; print "CPU_SECONDS
+# MAX_RSS_KB". CPU time from perf stat's task-clock (milliseconds, where
+# time(1) has centiseconds), peak RSS from time(1).
 cpu_rss() {
 	local out=$1
 	shift
-	/usr/bin/time -f "%U %S %M" -o "$BENCH_WORK/time" "$@" >"$out" 2>/dev/null
-	tail -1 "$BENCH_WORK/time" | awk '{ printf "%.3f %d\n", $1 + $2, $3 }'
+	perf stat -x, -e task-clock -o "$BENCH_WORK/stat" \
+		/usr/bin/time -f "%M" -o "$BENCH_WORK/rss" "$@" >"$out" 2>/dev/null
+	awk -F, '$3 ~ /^task-clock/ { printf "%.4f ", $1 / 1000 }' "$BENCH_WORK/stat"
+	tail -1 "$BENCH_WORK/rss"
 }
 
 # side_by_side RUNS NAME_A OUT_A CMD_A -- NAME_B OUT_B CMD_B: RUNS runs of

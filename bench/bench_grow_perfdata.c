@@ -67,9 +67,19 @@ int main(int argc, char **argv)
 	left = strtoull(argv[3], NULL, 0);
 	if (pd_open(argv[1], &in, &err) || pd_writer_create(argv[2], &w, &err))
 		goto fail;
-	for (size_t i = 0; i < in->nr_evsels; i++)
-		pd_writer_add_evsel(w, &in->evsels[i].attr, in->evsels[i].name, in->evsels[i].ids,
-				    in->evsels[i].nr_ids);
+	for (size_t i = 0; i < in->nr_evsels; i++) {
+		/* The reader leaves the ids in the file: copy them out (they may be unaligned). */
+		const struct pd_evsel *ev = &in->evsels[i];
+		uint64_t *ids = calloc(ev->nr_ids ? ev->nr_ids : 1, sizeof(*ids));
+
+		if (!ids) {
+			fprintf(stderr, "bench_grow_perfdata: out of memory\n");
+			return 1;
+		}
+		memcpy(ids, in->map + ev->ids_offset, ev->nr_ids * sizeof(*ids));
+		pd_writer_add_evsel(w, &ev->attr, ev->name, ids, ev->nr_ids);
+		free(ids);
+	}
 	if (pd_writer_begin_data(w, &err) || copy_pass(in, w, false, &left, 0, &err))
 		goto fail;
 	while (left) {

@@ -139,3 +139,13 @@ check "the vDSO's functions are named ($(tr '\n' ' ' <"$TMP/k.vdso")), as perf n
 	bash -c "grep -q clock_gettime '$TMP/k.vdso' && cmp -s '$TMP/k.vdso' '$TMP/p.vdso'"
 check "perf reads the [vdso] build-id kvmprof record wrote" \
 	bash -c "perf buildid-list -i '$TMP/vdso.data' 2>/dev/null | grep -q '\[vdso\]'"
+
+# The benchmarks' file of repeated samples (bench/bench_grow_perfdata.c)
+# is made from a recording like this one: report and perf read it, with
+# the sample count asked for.
+check "bench_grow_perfdata repeats a recording to 50000 samples" \
+	"$BUILD/bench/bench_grow_perfdata" "$TMP/vdso.data" "$TMP/grown.data" 50000
+check "kvmprof report reads the grown file: 50000 samples" \
+	bash -c "'$KVMPROF' report -i '$TMP/grown.data' --stdio | grep -q '^# Samples: 50000 of event'"
+check "perf report reads it too" \
+	bash -c "perf report -i '$TMP/grown.data' --stdio 2>/dev/null | grep -q '^# Samples: 50K of event'"

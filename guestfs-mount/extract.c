@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "devmap.h"
 #include "grub.h"
 #include "util.h"
 
@@ -530,8 +531,14 @@ static int mount_root(struct ctx *c, const char *root)
 	}
 	qsort(pairs, n, sizeof(*pairs), by_length);
 	for (size_t i = 0; i < n && !ret; i++) {
-		const char *mp = pairs[i][0], *dev = pairs[i][1];
+		const char *mp = pairs[i][0];
+		char dev[256];
 
+		/* Its own name for the device, in an appliance shared with other guests. */
+		if (!gm_own_device(c->g, job, root, mp, pairs[i][1], dev, sizeof(dev))) {
+			gm_meta_note(&job->meta, "%s on %s: not on this guest's disks", dev, mp);
+			continue;
+		}
 		if (guestfs_mount_ro(c->g, dev, mp)) {
 			if (!strcmp(mp, "/")) {
 				ret = gm_job_conclude(

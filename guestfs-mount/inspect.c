@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devmap.h"
 #include "disks.h"
 #include "extract.h"
 #include "util.h"
@@ -66,26 +67,6 @@ int gm_job_conclude(struct gm_job *job, int code, const char *fmt, ...)
 
 /* --- which guest does a device belong to ---------------------------------------- */
 
-/* "/dev/sda1" -> drive index of /dev/sda; "btrfsvol:/dev/sda2/sub" -> that of sda. */
-static int drive_of_plain(guestfs_h *g, const char *dev)
-{
-	char buf[256], *whole;
-	int idx;
-
-	if (!strncmp(dev, "btrfsvol:", 9)) {
-		const char *p = dev + 9, *slash;
-
-		if (strncmp(p, "/dev/", 5) || !(slash = strchr(p + 5, '/')))
-			return -1;
-		snprintf(buf, sizeof(buf), "%.*s", (int)(slash - p), p);
-		dev = buf;
-	}
-	whole = guestfs_part_to_dev(g, dev);
-	idx = guestfs_device_index(g, whole ? whole : dev);
-	free(whole);
-	return idx;
-}
-
 /* An LVM logical volume: the drives of its volume group's physical volumes, if one. */
 static int drive_of_lv(guestfs_h *g, const char *dev)
 {
@@ -116,7 +97,7 @@ static int drive_of_lv(guestfs_h *g, const char *dev)
 					continue;
 				}
 				free(u);
-				d = drive_of_plain(g, pvs[k]);
+				d = gm_drive_of(g, pvs[k]);
 				if (d < 0 || (drive >= 0 && d != drive))
 					drive = -2; /* spans drives: decided below */
 				else if (drive != -2)
@@ -135,7 +116,7 @@ static int drive_of_lv(guestfs_h *g, const char *dev)
 /* The job whose disks hold @dev, or NULL when unknown or shared between guests. */
 static struct gm_job *owner(guestfs_h *g, struct gm_job **jobs, size_t n, const char *dev)
 {
-	int d = drive_of_plain(g, dev);
+	int d = gm_drive_of(g, dev);
 
 	if (d < 0 && guestfs_is_lv(g, dev) > 0)
 		d = drive_of_lv(g, dev);
@@ -320,16 +301,19 @@ static char **find_roots(guestfs_h *g, struct gm_job **jobs, size_t n)
 
 /*
  * With several guests in one appliance, every filesystem of the OS at @root
- * must be on @job's disks.
+ * must be on @job's disks, once the guest's own device names are mapped
+ * onto them (devmap.h).
  */
 static bool all_on_own_disks(guestfs_h *g, struct gm_job **jobs, size_t n,
 			     struct gm_job *job, const char *root)
 {
 	char **mps = n > 1 ? guestfs_inspect_get_mountpoints(g, root) : NULL;
+	char dev[256];
 	bool ok = true;
 
 	for (size_t i = 0; mps && mps[i] && mps[i + 1] && ok; i += 2) {
-		ok = owner(g, jobs, n, mps[i + 1]) == job;
+		ok = gm_own_device(g, job, root, mps[i], mps[i + 1], dev, sizeof(dev)) &&
+		     owner(g, jobs, n, dev) == job;
 		if (!ok)
 			gm_job_fail(job, true, EAGAIN,
 				    "filesystem %s of the OS on %s is not on this "

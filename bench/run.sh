@@ -2,7 +2,8 @@
 # kvmprof benchmarks, each measured side by side with its reference in one run.
 #
 #   bench/run.sh BUILD_DIR [NAME...]
-#       NAME: symbols report record mount top repeated (default: all)
+#       NAME: symbols report record mount top repeated coldstart
+#       (default: all but coldstart)
 #
 # Each benchmark prints its measurements and its target, then "PASS" or
 # "MISS", and adds a row to the results table, BUILD_DIR/bench-results.md.
@@ -19,6 +20,9 @@
 #   top       kvmprof top's CPU time <= perf top's at 4 kHz (bench/top.sh)
 #   repeated  report on 1M samples made by repeating one short recording:
 #             caches hit nearly every time, so this is a secondary figure
+#   coldstart guestfs-mount's cold start for 1, 3 and 8 guests in a shared
+#             appliance vs guestmount -i per guest (bench/coldstart.sh);
+#             minutes under software emulation, so only when named
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "$REPO" && cd "${1:-build}" && pwd)
@@ -96,6 +100,7 @@ run_script() {
 
 bench_report() { run_script report.sh; }
 bench_record() { run_script record.sh; }
+bench_coldstart() { run_script coldstart.sh; }
 
 # The secondary figure: one short recording repeated to 1M samples.
 bench_repeated() {

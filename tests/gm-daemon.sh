@@ -48,6 +48,18 @@ stop_daemon() {
 	return $rc
 }
 
+# gm_down: stop the daemon if it runs ($DPID) and unmount $MNT: what a
+# test's exit trap does first.
+gm_down() {
+	if [ -n "$DPID" ]; then
+		kill -TERM "$DPID" 2>/dev/null
+		wait "$DPID" 2>/dev/null
+	fi
+	if mountpoint -q "$MNT" 2>/dev/null; then
+		fusermount3 -u "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null
+	fi
+}
+
 # now: seconds with nanoseconds; elapsed A B: B - A, to the hundredth.
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }

@@ -20,13 +20,7 @@ CACHE_D=$TMP/cache-d
 DPID=
 
 cleanup() {
-	if [ -n "$DPID" ]; then
-		kill -TERM "$DPID" 2>/dev/null
-		wait "$DPID" 2>/dev/null
-	fi
-	if mountpoint -q "$MNT" 2>/dev/null; then
-		fusermount3 -u "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null
-	fi
+	gm_down
 	mountpoint -q "$CACHE_D" 2>/dev/null && umount "$CACHE_D"
 	for l in "$TMP"/log-*; do
 		[ -f "$l" ] && cp "$l" "$BUILD/test-logs/32-guestfs-mount-faults-${l##*/}.log" 2>/dev/null

@@ -13,13 +13,7 @@ MNT=$TMP/mnt
 CACHE=$TMP/cache
 DPID=
 cleanup() {
-	if [ -n "$DPID" ]; then
-		kill -TERM "$DPID" 2>/dev/null
-		wait "$DPID" 2>/dev/null
-	fi
-	if mountpoint -q "$MNT" 2>/dev/null; then
-		fusermount3 -u "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null
-	fi
+	gm_down
 	rm -rf "$TMP"
 }
 trap cleanup EXIT

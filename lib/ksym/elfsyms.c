@@ -414,25 +414,29 @@ static int read_segments(Elf *elf, struct elf_segments *segs)
 }
 
 /*
- * User-space function symbols: .symtab, else (for the binary itself, @segs
- * given) .dynsym and its load segments. A separate debug file (@segs NULL)
- * must have its .symtab.
+ * PLT entries of @loaded, the file as loaded (@elf when it is the file being
+ * read, else a separate buffer: a debug file has no PLT contents), to @st.
  */
-/* PLT entries of the file as loaded (@buf), added to @st. */
-static int add_plt(const void *buf, size_t len, const char *what, struct symtab *st,
-		   struct kp_err *err)
+static int add_plt(Elf *elf, const void *buf, const void *loaded, size_t loaded_len,
+		   const char *what, struct symtab *st, struct kp_err *err)
 {
-	Elf *elf;
-	int ret = elf_open_buffer(buf, len, what, &elf, err);
+	Elf *plt = elf;
+	int ret = 0;
 
-	if (ret)
+	if (loaded != buf && (ret = elf_open_buffer(loaded, loaded_len, what, &plt, err)))
 		return ret;
-	if (elfplt_add_symbols(elf, st))
+	if (elfplt_add_symbols(plt, st))
 		ret = kp_errorf(err, ENOMEM, "%s: out of memory", what);
-	elf_end(elf);
+	if (plt != elf)
+		elf_end(plt);
 	return ret;
 }
 
+/*
+ * User-space function symbols: .symtab, else (for the binary itself, @segs
+ * given) .dynsym and its load segments, and the PLT entries of @loaded when
+ * given. A separate debug file (@segs NULL) must have its .symtab.
+ */
 static int load_user(const void *buf, size_t len, const char *what, const void *loaded,
 		     size_t loaded_len, struct symtab *st, struct elf_segments *segs,
 		     struct kp_err *err)
@@ -449,10 +453,8 @@ static int load_user(const void *buf, size_t len, const char *what, const void *
 		flt.table = SHT_DYNSYM;
 		ret = read_symbols(elf, what, st, NULL, &flt, err);
 	}
-	if (!ret && loaded == buf && elfplt_add_symbols(elf, st))
-		ret = kp_errorf(err, ENOMEM, "%s: out of memory", what);
-	else if (!ret && loaded && loaded != buf)
-		ret = add_plt(loaded, loaded_len, what, st, err);
+	if (!ret && loaded)
+		ret = add_plt(elf, buf, loaded, loaded_len, what, st, err);
 	if (!ret && segs && read_segments(elf, segs))
 		ret = kp_errorf(err, EINVAL, "%s: unreadable program headers", what);
 	if (!ret) {

@@ -381,10 +381,44 @@ static void resolve_guest(struct session *s, struct machine *m, uint64_t ip,
 	}
 }
 
-/* A host kernel address, or a user address in @map (NULL: no map holds it). */
-static void resolve_host(struct session *s, const struct map *map, uint64_t ip,
+/*
+ * What a resolution is cached under. A host user address: the object and the
+ * offset in it, so that every process that maps cc1 or libc shares the
+ * entries (a compile starts a new cc1 at new addresses many times a second)
+ * and no map change can make one stale. A kernel address: the machine and
+ * the address. False when there is nothing worth caching: a user address
+ * that no map holds.
+ */
+struct resolve_key {
+	uint64_t at;
+	const void *owner; /* a struct dso or a struct machine */
+	const struct map *map;
+};
+
+static bool resolve_key_of(int level, uint32_t pid, uint64_t ip, struct machine *m,
+			   struct resolve_key *key)
+{
+	key->map = NULL;
+	key->at = ip;
+	key->owner = m;
+	if (level != LEVEL_USER || m->guest)
+		return true;
+	key->map = machine_find_map(m, (int)pid, ip);
+	if (!key->map)
+		return false;
+	key->at = ip - key->map->start + key->map->pgoff;
+	key->owner = key->map->dso;
+	return true;
+}
+
+/*
+ * A host kernel address, or a user address at offset @key->at of the object
+ * @key->map holds (none: no map holds it).
+ */
+static void resolve_host(struct session *s, const struct resolve_key *key, uint64_t ip,
 			 struct hist_key *k)
 {
+	const struct map *map = key->map;
 	struct machine *host = &s->machines.host;
 	const struct dso *dso = NULL;
 
@@ -398,10 +432,10 @@ static void resolve_host(struct session *s, const struct map *map, uint64_t ip,
 	if (!map)
 		return;
 	k->dso = map->dso;
-	k->sym = dso_lookup_user(map->dso, ip - map->start + map->pgoff, NULL);
+	k->sym = dso_lookup_user(map->dso, key->at, NULL);
 	/* perf shows an unresolved user address relative to its object. */
 	if (!k->sym)
-		k->addr = ip - map->start + map->pgoff;
+		k->addr = key->at;
 }
 
 /*
@@ -448,36 +482,6 @@ static struct resolve_entry *cache_insert(struct session *s, uint64_t ip,
 }
 
 /*
- * What a resolution is cached under. A host user address: the object and the
- * offset in it, so that every process that maps cc1 or libc shares the
- * entries (a compile starts a new cc1 at new addresses many times a second)
- * and no map change can make one stale. A kernel address: the machine and
- * the address. False when there is nothing worth caching: a user address
- * that no map holds.
- */
-struct resolve_key {
-	uint64_t at;
-	const void *owner; /* a struct dso or a struct machine */
-	const struct map *map;
-};
-
-static bool resolve_key_of(int level, uint32_t pid, uint64_t ip, struct machine *m,
-			   struct resolve_key *key)
-{
-	key->map = NULL;
-	key->at = ip;
-	key->owner = m;
-	if (level != LEVEL_USER || m->guest)
-		return true;
-	key->map = machine_find_map(m, (int)pid, ip);
-	if (!key->map)
-		return false;
-	key->at = ip - key->map->start + key->map->pgoff;
-	key->owner = key->map->dso;
-	return true;
-}
-
-/*
  * Resolve @ip of process @pid at @k->level in @m through the cache: a hit
  * copies sym/dso/addr into @k. Returns the cache entry, or NULL when the
  * address is not cached (see resolve_key_of).
@@ -498,7 +502,7 @@ static struct resolve_entry *resolve_cached(struct session *s, uint32_t pid, uin
 	if (m->guest)
 		resolve_guest(s, m, ip, k);
 	else
-		resolve_host(s, key.map, ip, k);
+		resolve_host(s, &key, ip, k);
 	if (!cacheable)
 		return NULL;
 	e = cache_insert(s, key.at, key.owner);

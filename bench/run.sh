@@ -74,21 +74,6 @@ bench_symbols() {
 		"<= 30 ms, >= 20M lookups/s"
 }
 
-# Median CPU time (seconds, from perf stat's task-clock: wall time on a
-# shared 2-core machine is mostly noise) and the max RSS (KB) of 5 runs.
-measure() {
-	local out=$1 rss=0 r
-	shift
-	for i in 1 2 3 4 5; do
-		perf stat -x, -e task-clock -o "$WORK/stat" \
-			/usr/bin/time -f "%M" -o "$WORK/rss" "$@" >"$out" 2>/dev/null
-		r=$(tail -1 "$WORK/rss")
-		((r > rss)) && rss=$r
-		awk -F, '$3 == "task-clock" || $3 ~ /^task-clock/ { printf "%.4f\n", $1 / 1000 }' "$WORK/stat"
-	done >"$WORK/times"
-	echo "$(sort -n "$WORK/times" | sed -n 3p) $rss"
-}
-
 # Real recordings: bench/report.sh.
 # run_script SCRIPT: a benchmark script that adds its own rows; its misses count.
 run_script() {
@@ -104,7 +89,7 @@ bench_coldstart() { run_script coldstart.sh; }
 
 # The secondary figure: one short recording repeated to 1M samples.
 bench_repeated() {
-	local src=$WORK/src.data big=$WORK/big.data k p kt kr pt pr same ratio
+	local src=$WORK/src.data big=$WORK/big.data kt kr pt pr same ratio
 	echo "== repeated: kvmprof report vs perf report --stdio, 1M samples repeated from one short recording"
 	# A fixed workload recorded per command (not -a): the file does not depend
 	# on whatever else runs on the machine. Shell arithmetic in user space,
@@ -116,10 +101,9 @@ bench_repeated() {
 	# Warm the page cache and perf's caches before timing either tool.
 	"$BUILD/kvmprof" report -i "$big" >/dev/null
 	perf report -i "$big" --stdio >/dev/null 2>&1
-	k=$(measure "$WORK/k.txt" "$BUILD/kvmprof" report -i "$big" --stdio)
-	p=$(measure "$WORK/p.txt" perf report -i "$big" --stdio -s comm,dso,sym)
-	read -r kt kr <<<"$k"
-	read -r pt pr <<<"$p"
+	side_by_side 5 kvmprof "$WORK/k.txt" "'$BUILD/kvmprof' report -i '$big' --stdio" -- \
+		perf "$WORK/p.txt" "perf report -i '$big' --stdio -s comm,dso,sym"
+	kt=$A_CPU kr=$A_RSS pt=$B_CPU pr=$B_RSS
 	same=0
 	diff <(top20 <"$WORK/k.txt") <(top20 <"$WORK/p.txt") >"$WORK/top.diff" && same=1
 	ratio=$(awk -v a="$pt" -v b="$kt" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')

@@ -150,7 +150,7 @@ static void print_info(const struct symtab *st, int64_t slide, FILE *out)
 		buildid_to_hex(st->build_id, st->build_id_len, hex);
 	sanitize(st->source, source, sizeof(source));
 	fprintf(out, "source: %s\nsymbols: %zu\nbuild-id: %s\n", source, st->nr, hex);
-	fprintf(out, "text: %#" PRIx64 "-%#" PRIx64 "\nslide: %#" PRIx64 "\n",
+	fprintf(out, "text: %#" PRIx64 "-%#" PRIx64 "\nslide: 0x%" PRIx64 "\n",
 		st->text_start, st->text_end, (uint64_t)slide);
 }
 

@@ -18,7 +18,7 @@ static const char *mount_of(const char *mount)
 
 static void print_slide(FILE *out, int64_t slide)
 {
-	fprintf(out, "%s%#" PRIx64, slide < 0 ? "-" : "",
+	fprintf(out, "%s0x%" PRIx64, slide < 0 ? "-" : "",
 		slide < 0 ? (uint64_t)-slide : (uint64_t)slide);
 }
 

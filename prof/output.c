@@ -293,7 +293,7 @@ static void guest_header(const struct session *s, FILE *out)
 		/* The source may be the recorded feature's slide-source: file data. */
 		sanitize(m->slide_source, how, sizeof(how));
 		if (m->slide_known)
-			fprintf(out, "#     slide: %s%#" PRIx64 " (from %s)\n",
+			fprintf(out, "#     slide: %s0x%" PRIx64 " (from %s)\n",
 				m->slide < 0 ? "-" : "",
 				m->slide < 0 ? -(uint64_t)m->slide : (uint64_t)m->slide,
 				how);

@@ -97,7 +97,7 @@ l2_slide() {
 	local lt
 	RUNTIME_TEXT=$(awk '$3 == "_text" { print $1; exit }' "$1")
 	lt=$("$KVMPROF" symbols "$VMLINUZ" | awk '$3 == "_text" { print $1; exit }')
-	SLIDE=$(printf '%#x' $((0x$RUNTIME_TEXT - 0x$lt)))
+	SLIDE=$(printf '0x%x' $((0x$RUNTIME_TEXT - 0x$lt)))
 }
 
 # The first 20 guest-kernel symbols ([g] rows) of a report on stdin.

@@ -86,7 +86,7 @@ same_top20 "perf: top 20 guest symbols through the mount equal those from L2's r
 check "kvmprof report --guestmount=<mount>/by-pid succeeded" grep -qx "kvmprof-report: 0" "$OUT/status"
 check "kvmprof: symbols from the mount's by-pid kallsyms (runtime addresses: slide 0)" \
 	bash -c "grep -q 'kernel symbols: /tmp/gm-mnt/by-pid/$qpid/proc/kallsyms' '$OUT/kvmprof-gm-report.txt' &&
-		 grep -q 'slide: 0 (from kernel map (_text))' '$OUT/kvmprof-gm-report.txt'"
+		 grep -q 'slide: 0x0 (from kernel map (_text))' '$OUT/kvmprof-gm-report.txt'"
 "$KVMPROF" report -i "$OUT/perf-gm.data" --guestkallsyms "$OUT/l2-kallsyms" --guest -s sym \
 	>"$TMP/kvmprof-rt.txt" 2>&1
 same_top20 "kvmprof: top 20 guest symbols through the mount equal those from L2's runtime kallsyms" \

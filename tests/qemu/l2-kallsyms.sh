@@ -15,6 +15,14 @@ wait_l2_kallsyms() {
 	return 1
 }
 
+# l2_unslid FILE: true when the kallsyms in FILE put _text at x86-64's
+# default 0xffffffff81000000. KASLR picks that slot now and then (one of
+# some 470); a test of the slide then tests nothing, so the L1 scripts boot
+# L2 again.
+l2_unslid() {
+	awk '$3 == "_text" && $1 == "ffffffff81000000" { f = 1 } END { exit !f }' "$1"
+}
+
 # The port "go" (see make-l2-initrd.sh): L2 waits on it before its work.
 # l2_go_prepare makes its FIFOs in a folder of L1's own /tmp (the results
 # folder is 9p, which has no FIFOs) and sets L2_GO_ARGS, the QEMU

@@ -27,6 +27,15 @@ echo "# L1 boot + inspection + L2 run: $((SECONDS - t0)) s"
 sed 's/^/# /' "$OUT/status" 2>/dev/null
 grep -E 'appliance up|inspection found|ready' "$OUT/gm.log" 2>/dev/null | sed 's/^/# /'
 check "L1 run completes" test $rc -eq 0
+# The appliance nested in L1 (KVM under TCG) now and then never boots. When
+# it never came up in any of the L1 script's attempts, nothing here is the
+# project's doing: say so and stop. A stall after it came up is a failure.
+if grep -q '^inspection: gave up' "$OUT/status" &&
+	! grep -q 'appliance up: yes' "$OUT/status"; then
+	skip "guestfs-mount on a running guest in L1" \
+		"the libguestfs appliance nested in L1 never came up ($(grep -c 'stuck after' "$OUT/status") attempts; $(grep 'stuck after' "$OUT/status" | tail -1 | sed 's/.*last console line: /last console line: /'))"
+	exit 0
+fi
 check "guestfs-mount inspected the disk inside L1" grep -q "^inspected: 0" "$OUT/status"
 qpid=$(sed -n 's/^qemu-pid: //p' "$OUT/status")
 check "by-pid lists L2's QEMU (matched by the disk it holds open)" grep -qx "$qpid" "$OUT/by-pid.ls"

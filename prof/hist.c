@@ -74,6 +74,8 @@ int hists_init(struct hists *h, const char *sort_spec, struct kp_err *err)
 	h->uses_pid = hists_has_key(h, SORT_PID);
 	h->uses_cpu = hists_has_key(h, SORT_CPU);
 	h->uses_level = hists_has_key(h, SORT_SYM) || hists_has_key(h, SORT_CPUMODE);
+	h->uses_vcpu = hists_has_key(h, SORT_VCPU);
+	h->uses_cr3 = hists_has_key(h, SORT_CR3);
 	return 0;
 }
 

@@ -84,6 +84,8 @@ struct hists {
 	bool uses_pid;
 	bool uses_cpu;
 	bool uses_level;
+	bool uses_vcpu;
+	bool uses_cr3;
 };
 
 /* Parse "comm,dso,sym": unknown keys fail with a message naming them. */

@@ -522,8 +522,8 @@ void session_resolve(struct session *s, struct machine *m, uint32_t pid, uint64_
 }
 
 /* Did the last sample through @e land in a row of @h with these inputs? */
-static bool row_matches(const struct resolve_entry *e, const struct hists *h,
-			const char *comm, int pid, int cpu, int level)
+static inline bool row_matches(const struct resolve_entry *e, const struct hists *h,
+			       const char *comm, int pid, int cpu, int level)
 {
 	/*
 	 * Only what the sort keys see: with the default comm,dso,sym a thread
@@ -535,11 +535,24 @@ static bool row_matches(const struct resolve_entry *e, const struct hists *h,
 	       (!h->uses_level || e->row_level == level);
 }
 
+/*
+ * The same for a guest sample, which also has a vCPU and a CR3. (A host
+ * entry sees only host samples, whose vCPU is -1 and CR3 0: its own
+ * owner, the host machine or a host object, keeps guest samples out.)
+ */
+static bool row_matches_guest(const struct resolve_entry *e, const struct hists *h,
+			      const struct hist_key *k)
+{
+	return row_matches(e, h, k->comm, k->pid, k->cpu, k->level) &&
+	       (!h->uses_vcpu || e->row_vcpu == k->vcpu) &&
+	       (!h->uses_cr3 || e->row_cr3 == k->cr3);
+}
+
 /* A sample whose resolution was cached: reuse the row too when its inputs match. */
 static int add_cached(struct session *s, struct hists *h, struct resolve_entry *e,
 		      const struct hist_key *k, uint64_t period)
 {
-	if (row_matches(e, h, k->comm, k->pid, k->cpu, k->level)) {
+	if (row_matches_guest(e, h, k)) {
 		hists_add_to(h, e->row, k->level, period);
 		return 0;
 	}
@@ -549,6 +562,8 @@ static int add_cached(struct session *s, struct hists *h, struct resolve_entry *
 	e->row_pid = k->pid;
 	e->row_cpu = k->cpu;
 	e->row_level = k->level;
+	e->row_vcpu = k->vcpu;
+	e->row_cr3 = k->cr3;
 	return e->row ? 0 : -ENOMEM;
 }
 
@@ -660,7 +675,7 @@ static int on_sample(struct session *s, const struct pd_sample *sample, uint64_t
 	count_sample(s, m, level);
 	if (s->frame_fn)
 		return frame_fn_call(s, ps, &k, err);
-	if (e && !guest) {
+	if (e) {
 		ret = add_cached(s, h, e, &k, ps->period);
 		row = e->row;
 	} else {

@@ -52,6 +52,8 @@ struct resolve_entry {
 	int row_pid;
 	int row_cpu;
 	int row_level;
+	int row_vcpu;
+	uint64_t row_cr3;
 };
 
 struct guest_namer;

@@ -3,30 +3,50 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #define KSYM_NAME_MAX 512
 
-static int hexval(unsigned char c)
+/* A hex digit's value with bit 4 set (0x10-0x1f); 0 for any other byte. */
+static const uint8_t hex_digit[256] = {
+	['0'] = 0x10, ['1'] = 0x11, ['2'] = 0x12, ['3'] = 0x13, ['4'] = 0x14,
+	['5'] = 0x15, ['6'] = 0x16, ['7'] = 0x17, ['8'] = 0x18, ['9'] = 0x19,
+	['a'] = 0x1a, ['b'] = 0x1b, ['c'] = 0x1c, ['d'] = 0x1d, ['e'] = 0x1e,
+	['f'] = 0x1f, ['A'] = 0x1a, ['B'] = 0x1b, ['C'] = 0x1c, ['D'] = 0x1d,
+	['E'] = 0x1e, ['F'] = 0x1f,
+};
+
+/*
+ * Exactly 16 digits, a 64-bit kernel's address width and so nearly every
+ * line: one pass without a branch per digit (the digit loop below took a
+ * third of the time of loading a guest's kallsyms).
+ */
+static bool parse_hex16(const unsigned char *p, uint64_t *val)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
+	uint64_t v = 0;
+	unsigned int all = 0x10;
+
+	for (int i = 0; i < 16; i++) {
+		all &= hex_digit[p[i]];
+		v = v << 4 | (hex_digit[p[i]] & 0xf);
+	}
+	*val = v;
+	return all;
 }
 
 /* Parse up to 16 hex digits at *p; returns digits consumed (0 on none). */
 static size_t parse_hex(const char *p, const char *end, uint64_t *val)
 {
+	const unsigned char *u = (const unsigned char *)p;
 	uint64_t v = 0;
 	size_t n = 0;
-	int d;
 
-	while (p + n < end && n < 17 && (d = hexval((unsigned char)p[n])) >= 0) {
-		v = (v << 4) | (uint64_t)d;
+	if (end - p > 16 && parse_hex16(u, val) && !hex_digit[u[16]])
+		return 16;
+	while (p + n < end && n < 17 && hex_digit[u[n]]) {
+		v = (v << 4) | (hex_digit[u[n]] & 0xf);
 		n++;
 	}
 	*val = v;

@@ -92,6 +92,54 @@ static void test_malformed_line_named(void **state)
 	symtab_free(st);
 }
 
+/* The address of symbol @name in @st, or 0. */
+static uint64_t addr_of(const struct symtab *st, const char *name)
+{
+	for (size_t i = 0; i < st->nr; i++)
+		if (!strcmp(st->syms[i].name, name))
+			return st->syms[i].addr;
+	return 0;
+}
+
+/*
+ * Addresses of every width up to 16 digits, either case, each at the end
+ * of a line or of the buffer; a 17th digit or a non-digit among the 16 is
+ * a malformed line.
+ */
+static void test_address_forms(void **state)
+{
+	static const char *const bad[] = {
+		"ffffffff810000001 T seventeen_digits\n",
+		"ffffffff8100z000 T letter_inside\n",
+		"ffffffff81000000x T letter_after\n",
+		"ffffffff81000000",
+	};
+	struct symtab *st;
+	struct kp_err err = {0};
+
+	(void)state;
+	assert_int_equal(parse("FFFFFFFF81000010 T upper\n"
+			       "ffffffff8AbCdEf0 T mixed\n"
+			       "c1000000 T eight\n"
+			       "1 t one\n"
+			       "0123456789abcdef T last_no_newline",
+			       &st, &err),
+			 0);
+	assert_int_equal(st->nr, 5);
+	assert_true(addr_of(st, "upper") == 0xffffffff81000010ULL);
+	assert_true(addr_of(st, "mixed") == 0xffffffff8abcdef0ULL);
+	assert_true(addr_of(st, "eight") == 0xc1000000ULL);
+	assert_true(addr_of(st, "one") == 1);
+	assert_true(addr_of(st, "last_no_newline") == 0x0123456789abcdefULL);
+	symtab_free(st);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(parse(bad[i], &st, &err), -EINVAL);
+		assert_non_null(strstr(err.msg, "fixture:1"));
+		symtab_free(st);
+		kp_err_clear(&err);
+	}
+}
+
 static void test_crlf_and_blank_lines(void **state)
 {
 	struct symtab *st;
@@ -167,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_debian_placeholder),
 		cmocka_unit_test(test_unprivileged_zeros),
 		cmocka_unit_test(test_malformed_line_named),
+		cmocka_unit_test(test_address_forms),
 		cmocka_unit_test(test_crlf_and_blank_lines),
 		cmocka_unit_test(test_reserve_capped),
 		cmocka_unit_test(test_write_roundtrip_with_slide),

@@ -140,6 +140,47 @@ static void test_address_forms(void **state)
 	}
 }
 
+/* @c's value as a hex digit, or -1. */
+static int digit_value(int c)
+{
+	const char *digits = "0123456789abcdef", *at;
+
+	if (c >= 'A' && c <= 'F')
+		c += 'a' - 'A';
+	at = c ? strchr(digits, c) : NULL;
+	return at ? (int)(at - digits) : -1;
+}
+
+/*
+ * Every byte but the newline at each of the 16 places of an address: a
+ * line is read, with that digit's value in place, exactly when the byte is
+ * a hex digit.
+ */
+static void test_address_every_byte(void **state)
+{
+	struct symtab *st;
+	struct kp_err err = {0};
+
+	(void)state;
+	for (int c = 1; c < 256; c++)
+		for (int at = 0; at < 16 && c != '\n'; at++) {
+			char line[] = "ffffffff81000000 T x\n";
+			uint64_t want = 0xffffffff81000000ULL;
+			int d = digit_value(c), shift = 4 * (15 - at);
+
+			line[at] = (char)c;
+			if (d < 0) {
+				assert_int_equal(parse(line, &st, &err), -EINVAL);
+			} else {
+				want = (want & ~(0xfULL << shift)) | (uint64_t)d << shift;
+				assert_int_equal(parse(line, &st, &err), 0);
+				assert_true(st->syms[0].addr == want);
+			}
+			symtab_free(st);
+			kp_err_clear(&err);
+		}
+}
+
 static void test_crlf_and_blank_lines(void **state)
 {
 	struct symtab *st;
@@ -216,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_unprivileged_zeros),
 		cmocka_unit_test(test_malformed_line_named),
 		cmocka_unit_test(test_address_forms),
+		cmocka_unit_test(test_address_every_byte),
 		cmocka_unit_test(test_crlf_and_blank_lines),
 		cmocka_unit_test(test_reserve_capped),
 		cmocka_unit_test(test_write_roundtrip_with_slide),

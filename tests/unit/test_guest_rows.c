@@ -16,70 +16,30 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "perf/perf.h"
-#include "record_state.h"
 #include "session.h"
 #include "guest_fixture.h"
-#include "test_sample.h"
+#include "guest_recording.h"
 #include "testutil.h"
 
-#define QEMU_PID 999998 /* no such process: named "-" */
+#define QEMU_PID 999998 /* no such process */
 #define SAMPLES	 40
 #define PERIOD	 1000
 
 static char dir[] = "/tmp/kvmprof-guest-rows.XXXXXX";
 static char data[64], kallsyms[64];
 
-struct ring_sample {
-	struct test_sample s;
-	struct perf_sample_guest_ctx ctx;
-};
-
-/* Sample @i: vCPU i % 2, CR3 0x1000 or 0x2000 by (i / 2) % 2, one address. */
-static void feed_sample(struct record_state *rs, int i)
+/* Sample i: vCPU i % 2, CR3 0x1000 or 0x2000 by (i / 2) % 2, one address. */
+static void write_samples(void)
 {
-	struct ring_sample r = {
-		.s = {.h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_GUEST_KERNEL, sizeof(r)},
-		      .id = 7,
-		      .ip = LINK_DO + SLIDE1 + 0x10,
-		      .pid = QEMU_PID,
-		      .tid = QEMU_PID + 1 + i % 2,
-		      .time = 1000 + (uint64_t)i,
-		      .period = PERIOD},
-		.ctx = {.vcpu_id = (uint32_t)(i % 2),
-			.pt_root = (i / 2) % 2 ? 0x2000 : 0x1000,
-			.kernel_entry = LINK_SYS + SLIDE1},
-	};
+	struct guest_recording r;
 
-	assert_int_equal(record_state_on_record(rs, &r.s.h), 0);
-}
-
-static void record_samples(void)
-{
-	struct perf_event_attr attr = {.type = PERF_TYPE_SOFTWARE,
-				       .config = PERF_COUNT_SW_CPU_CLOCK,
-				       .sample_type = SAMPLE_TYPE,
-				       .sample_id_all = 1};
-	struct record_state rs;
-	struct kp_err err = {0};
-	uint64_t id = 7;
-
-	record_state_init(&rs, false, false);
-	rs.guest_ctx = true;
-	assert_int_equal(pd_writer_create(data, &rs.writer, &err), 0);
-	assert_int_equal(pd_writer_add_evsel(rs.writer, &attr, "cpu-clock", &id, 1), 0);
-	assert_int_equal(pd_writer_begin_data(rs.writer, &err), 0);
-	record_state_set_synth(&rs, &attr);
-	for (int i = 0; i < SAMPLES; i++) {
-		feed_sample(&rs, i);
-		if (i % 5 == 4)
-			assert_int_equal(record_state_finish_round(&rs), 0);
-	}
-	assert_int_equal(record_state_write_guests(&rs, &err), 0);
-	assert_int_equal(record_state_write_contexts(&rs, &err), 0);
-	assert_int_equal(pd_writer_finish(rs.writer, &err), 0);
-	rs.writer = NULL;
-	record_state_release(&rs);
+	recording_begin(&r, data);
+	recording_guest(&r, QEMU_PID, "deb2p");
+	for (int i = 0; i < SAMPLES; i++)
+		recording_sample(&r, QEMU_PID, PERF_RECORD_MISC_GUEST_KERNEL,
+				 LINK_DO + 0x10, i % 2, (i / 2) % 2 ? 0x2000 : 0x1000,
+				 PERIOD);
+	recording_finish(&r);
 }
 
 /*
@@ -138,7 +98,7 @@ static int setup(void **state)
 	if (guest_fixture_make(dir, kallsyms, sizeof(kallsyms)))
 		return -1;
 	snprintf(data, sizeof(data), "%s/perf.data", dir);
-	record_samples();
+	write_samples();
 	return 0;
 }
 

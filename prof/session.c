@@ -327,14 +327,22 @@ int session_level_of(uint16_t misc)
 	}
 }
 
-/* QEMU names its vCPU threads "CPU <n>/KVM". */
-static int vcpu_from_comm(const char *comm)
+/*
+ * The vCPU of a guest sample without guest context, from its thread's name
+ * (QEMU's "CPU <n>/KVM"). Names are interned and samples come in runs
+ * from one thread, so the last answer is kept: parsing each sample's name
+ * cost 130 instructions a sample on recordings from hosts without the
+ * kernel series.
+ */
+static int vcpu_from_comm(struct session *s, const char *comm)
 {
-	int n;
-
-	if (comm && sscanf(comm, "CPU %d/KVM", &n) == 1)
-		return n;
-	return -1;
+	if (!comm)
+		return -1;
+	if (comm != s->vcpu_comm) {
+		s->vcpu_comm = comm;
+		s->vcpu_of_comm = vmproc_vcpu_index(comm);
+	}
+	return s->vcpu_of_comm;
 }
 
 /* Where @m's kernel runs; without a known slide, where it was linked. */
@@ -665,7 +673,7 @@ static int on_sample(struct session *s, const struct pd_sample *sample, uint64_t
 		if (ctx)
 			follow_guest_lstar(s, m, ctx->lstar);
 		k.guest = m;
-		k.vcpu = ctx ? (int)ctx->vcpu_id : vcpu_from_comm(k.comm);
+		k.vcpu = ctx ? (int)ctx->vcpu_id : vcpu_from_comm(s, k.comm);
 		k.cr3 = ctx ? ctx->cr3 : 0;
 		if (k.level == LEVEL_GUEST_KERNEL)
 			e = resolve_cached(s, ps->pid, ps->ip, m, &k);

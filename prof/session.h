@@ -103,6 +103,8 @@ struct session {
 	uint64_t filtered;
 	struct resolve_entry *cache;
 	struct thread *last_thread; /* samples come in runs from one thread */
+	const char *vcpu_comm;	    /* the last vCPU thread name parsed, interned */
+	int vcpu_of_comm;	    /* and its vCPU index, -1 none */
 	uint64_t cache_gen;
 	char host_kernel_source[256];
 	bool host_kernel_tried;

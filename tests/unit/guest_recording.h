@@ -50,10 +50,13 @@ static inline void recording_guest(struct guest_recording *r, int pid, const cha
 	snprintf(g->slide_source, sizeof(g->slide_source), "test");
 }
 
-/* A sample at @ip in mode @misc, with period @period; @vcpu < 0: no guest context. */
-static inline void recording_sample(struct guest_recording *r, uint32_t pid,
-				    uint16_t misc, uint64_t ip, int vcpu, uint64_t cr3,
-				    uint64_t period)
+/*
+ * A sample of thread @tid of process @pid at @ip in mode @misc, with period
+ * @period; @vcpu < 0: no guest context.
+ */
+static inline void recording_thread_sample(struct guest_recording *r, uint32_t pid,
+					   uint32_t tid, uint16_t misc, uint64_t ip,
+					   int vcpu, uint64_t cr3, uint64_t period)
 {
 	struct kp_err err = {0};
 	struct test_sample s = {
@@ -61,7 +64,7 @@ static inline void recording_sample(struct guest_recording *r, uint32_t pid,
 		.id = 7,
 		.ip = ip,
 		.pid = pid,
-		.tid = pid + 1,
+		.tid = tid,
 		.time = ++r->time,
 		.period = period,
 	};
@@ -69,6 +72,31 @@ static inline void recording_sample(struct guest_recording *r, uint32_t pid,
 
 	assert_int_equal(guestctx_table_add(&r->ctx, vcpu < 0 ? NULL : &c), 0);
 	assert_int_equal(pd_writer_append(r->w, &s, sizeof(s), &err), 0);
+}
+
+/* The same from the process's thread pid + 1. */
+static inline void recording_sample(struct guest_recording *r, uint32_t pid,
+				    uint16_t misc, uint64_t ip, int vcpu, uint64_t cr3,
+				    uint64_t period)
+{
+	recording_thread_sample(r, pid, pid + 1, misc, ip, vcpu, cr3, period);
+}
+
+static inline int recording_append(void *ctx, const struct perf_event_header *ev)
+{
+	struct guest_recording *r = ctx;
+	struct kp_err err = {0};
+
+	return pd_writer_append(r->w, ev, ev->size, &err);
+}
+
+/* Thread @tid of process @pid is named @name from here on (a COMM record). */
+static inline void recording_comm(struct guest_recording *r, int pid, int tid,
+				  const char *name)
+{
+	struct synth s = {SAMPLE_TYPE, true, ++r->time, recording_append, r};
+
+	assert_int_equal(synth_comm(&s, pid, tid, name), 0);
 }
 
 static inline void recording_finish(struct guest_recording *r)

@@ -92,6 +92,47 @@ static void test_row_per_vcpu_and_cr3(void **state)
 	check_rows("guest,vcpu,cr3,sym", 4);
 }
 
+/*
+ * Without guest context, the vCPU comes from the thread's name: samples
+ * alternating between QEMU's "CPU 0/KVM", "CPU 1/KVM" and a thread of
+ * another name fall into three vCPU rows (the last "-").
+ */
+static void test_vcpu_from_thread_names(void **state)
+{
+	static const char *const names[] = {"CPU 0/KVM", "CPU 1/KVM", "worker"};
+	struct symbol_opts so = {.guestkallsyms = kallsyms, .guestmount = dir};
+	struct guest_recording r;
+	struct kp_err err = {0};
+	struct session s;
+	const struct hists *h;
+	int seen[3] = {0};
+
+	(void)state;
+	recording_begin(&r, data);
+	recording_guest(&r, QEMU_PID, "deb2p");
+	for (int t = 0; t < 3; t++)
+		recording_comm(&r, QEMU_PID, QEMU_PID + 1 + t, names[t]);
+	for (int i = 0; i < 3 * SAMPLES; i++)
+		recording_thread_sample(&r, QEMU_PID, QEMU_PID + 1 + (uint32_t)(i % 3),
+					PERF_RECORD_MISC_GUEST_KERNEL, LINK_DO + 0x10, -1,
+					0, PERIOD);
+	recording_finish(&r);
+	assert_int_equal(session_open(&s, data, "vcpu,sym", &so, &err), 0);
+	assert_int_equal(session_process(&s, &err), 0);
+	h = &s.hists[0];
+	assert_int_equal(h->nr_entries, 3);
+	for (size_t i = 0; i < h->nr_entries; i++) {
+		int vcpu = h->entries[i]->key.vcpu;
+
+		assert_true(vcpu >= -1 && vcpu <= 1);
+		assert_int_equal(h->entries[i]->samples, SAMPLES);
+		seen[vcpu + 1]++;
+	}
+	assert_true(seen[0] == 1 && seen[1] == 1 && seen[2] == 1);
+	session_close(&s);
+	write_samples(); /* the file the other tests read */
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -116,6 +157,7 @@ int main(void)
 		cmocka_unit_test(test_row_per_vcpu),
 		cmocka_unit_test(test_row_per_cr3),
 		cmocka_unit_test(test_row_per_vcpu_and_cr3),
+		cmocka_unit_test(test_vcpu_from_thread_names),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -11,7 +11,7 @@ set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "$REPO" && cd "${1:-build}" && pwd)
 BENCH_RESULTS=$2
-PAIRS=${BENCH_PAIRS:-3}
+PAIRS=${BENCH_PAIRS:-5}
 BENCH_WORK=$(mktemp -d /tmp/kvmprof-bench-record.XXXXXX)
 trap 'rm -rf "$BENCH_WORK"' EXIT
 # shellcheck source=lib.sh

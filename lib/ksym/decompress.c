@@ -57,6 +57,7 @@ struct obuf {
 	size_t limit; /* max_out + 1: one spare byte tells "too big" from "exactly full"
 		       */
 	size_t max_out;
+	size_t size_hint; /* the caller's expected size, within max_out; 0: none */
 	const char *what;
 };
 
@@ -101,8 +102,13 @@ static int no_memory(struct obuf *ob, struct kp_err *err)
 	return kp_errorf(err, ENOMEM, "%s stream: out of memory", ob->what);
 }
 
+/*
+ * @size_hint: the size the caller expects (0: none). Within the limit it is
+ * the first allocation, on huge pages: a kernel image is written once,
+ * and its 4 KiB page faults were a third of decoding a vmlinuz.
+ */
 static int ob_init(struct obuf *ob, enum kp_comp comp, size_t in_len, size_t max_out,
-		   struct kp_err *err)
+		   size_t size_hint, struct kp_err *err)
 {
 	/* Kernels compress 3-5x: start near the final size, grow by doubling. */
 	size_t hint = in_len < SIZE_MAX / 4 ? in_len * 4 : SIZE_MAX;
@@ -115,10 +121,14 @@ static int ob_init(struct obuf *ob, enum kp_comp comp, size_t in_len, size_t max
 		hint = in_len;
 	if (hint < 64 * 1024)
 		hint = 64 * 1024;
+	if (size_hint && size_hint <= max_out) {
+		ob->size_hint = size_hint;
+		hint = size_hint;
+	}
 	if (hint > ob->limit)
 		hint = ob->limit;
 	ob->cap = hint;
-	ob->p = malloc(ob->cap ? ob->cap : 1);
+	ob->p = ob->size_hint ? kp_alloc_huge(ob->cap) : malloc(ob->cap ? ob->cap : 1);
 	if (!ob->p)
 		return no_memory(ob, err);
 	return 0;
@@ -323,12 +333,14 @@ static int zstd_oneshot(struct obuf *ob, ZSTD_DCtx *dctx, const unsigned char *i
 			       : zstd_error(ob, frame, err);
 	if (size > ob->max_out)
 		return too_big(ob, err);
-	p = realloc(ob->p, size ? size : 1);
-	if (!p)
-		return no_memory(ob, err);
-	ob->p = p;
-	ob->cap = size;
-	zret = ZSTD_decompressDCtx(dctx, ob->p, ob->cap, in, frame);
+	if (ob->cap < size) {
+		p = realloc(ob->p, size ? size : 1);
+		if (!p)
+			return no_memory(ob, err);
+		ob->p = p;
+		ob->cap = size;
+	}
+	zret = ZSTD_decompressDCtx(dctx, ob->p, size, in, frame);
 	if (ZSTD_isError(zret))
 		return zstd_error(ob, zret, err);
 	if (zret != size)
@@ -364,6 +376,21 @@ static int zstd_stream(struct obuf *ob, ZSTD_DCtx *dctx, const unsigned char *in
 }
 
 /*
+ * Streaming, from the start: a frame without its content size (the kernel
+ * pipes its image through zstd) is decoded in one call only when the
+ * caller's expected size is right; otherwise it is decoded here, with
+ * zstd's window buffer, and the caller's check of the size says what is
+ * wrong.
+ */
+static int zstd_restream(struct obuf *ob, ZSTD_DCtx *dctx, const unsigned char *in,
+			 size_t in_len, struct kp_err *err)
+{
+	ob->len = 0;
+	ZSTD_DCtx_reset(dctx, ZSTD_reset_session_only);
+	return zstd_stream(ob, dctx, in, in_len, err);
+}
+
+/*
  * zstd's own buffers: a kernel's frame has a window of up to 128 MiB,
  * written once per image. On huge pages that is a few dozen page faults
  * rather than tens of thousands, most of the time of decoding a vmlinuz.
@@ -395,8 +422,11 @@ static int decompress_zstd(struct obuf *ob, const unsigned char *in, size_t in_l
 				  : corrupt(ob, err, "bad frame header");
 	else if (size != ZSTD_CONTENTSIZE_UNKNOWN)
 		ret = zstd_oneshot(ob, dctx, in, in_len, size, err);
+	else if (ob->size_hint &&
+		 !zstd_oneshot(ob, dctx, in, in_len, ob->size_hint, NULL))
+		ret = 0;
 	else
-		ret = zstd_stream(ob, dctx, in, in_len, err);
+		ret = zstd_restream(ob, dctx, in, in_len, err);
 	ZSTD_freeDCtx(dctx);
 	return ret;
 }
@@ -760,6 +790,12 @@ static int run_decoder(struct obuf *ob, enum kp_comp comp, const unsigned char *
 int kp_decompress(enum kp_comp comp, const void *in, size_t in_len, size_t max_out,
 		  void **out, size_t *out_len, struct kp_err *err)
 {
+	return kp_decompress_sized(comp, in, in_len, max_out, 0, out, out_len, err);
+}
+
+int kp_decompress_sized(enum kp_comp comp, const void *in, size_t in_len, size_t max_out,
+			size_t size_hint, void **out, size_t *out_len, struct kp_err *err)
+{
 	struct obuf ob;
 	int ret;
 
@@ -771,7 +807,7 @@ int kp_decompress(enum kp_comp comp, const void *in, size_t in_len, size_t max_o
 	if (!in_len && comp != KP_COMP_NONE)
 		return kp_errorf(err, EBADMSG, "%s stream: empty input",
 				 kp_comp_name(comp));
-	ret = ob_init(&ob, comp, in_len, max_out, err);
+	ret = ob_init(&ob, comp, in_len, max_out, size_hint, err);
 	if (!ret)
 		ret = run_decoder(&ob, comp, in, in_len, err);
 	if (!ret)

@@ -45,4 +45,15 @@ int kp_comp_declared_size(enum kp_comp comp, const void *in, size_t len, uint64_
 int kp_decompress(enum kp_comp comp, const void *in, size_t in_len, size_t max_out,
 		  void **out, size_t *out_len, struct kp_err *err);
 
+/*
+ * The same, when the caller expects *out_len to be @size_hint (a bzImage's
+ * size trailer, say): the output is allocated at that size up front, and a
+ * zstd frame that does not state its own size is decoded in one pass into
+ * it. The hint is only a hint: output of any other size is still produced
+ * (within @max_out), for the caller to check.
+ */
+int kp_decompress_sized(enum kp_comp comp, const void *in, size_t in_len, size_t max_out,
+			size_t size_hint, void **out, size_t *out_len,
+			struct kp_err *err);
+
 #endif

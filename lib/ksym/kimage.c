@@ -153,7 +153,11 @@ static int extract_payload(const void *payload, size_t plen, enum kp_comp comp,
 	size_t max_out = max < SIZE_MAX ? (size_t)max : SIZE_MAX;
 	int ret;
 
-	ret = kp_decompress(comp, payload, plen, max_out, vmlinux, vmlinux_len, err);
+	/* The trailer, checked against @max (bound_check), sizes the output. */
+	ret = kp_decompress_sized(
+		comp, payload, plen, max_out,
+		comp == KP_COMP_NONE ? 0 : le32((const uint8_t *)payload + plen - 4),
+		vmlinux, vmlinux_len, err);
 	if (ret) {
 		kp_err_prefix(err, "bzImage payload");
 		return ret;

@@ -489,6 +489,48 @@ static void test_max_out(void **state)
 	}
 }
 
+/*
+ * kp_decompress_sized(): a caller's expected size (a bzImage's trailer) sizes
+ * the output and lets a zstd frame without its own size be decoded in one
+ * pass; a wrong one, or one over the limit, changes nothing but speed.
+ */
+static void test_size_hint(void **state)
+{
+	for (size_t i = 0; i < nsamples; i++) {
+		const struct sample *s = &samples[i];
+		size_t n = s->orig->len, hints[] = {n, n - 1, n + 1, 2 * n, 1, 0};
+		unsigned char *p = malloc(s->z.len + 4);
+		uint32_t size = (uint32_t)n;
+		struct kp_err err = {0};
+		size_t out_len;
+		void *out;
+		int ret;
+
+		memcpy(p, s->z.p, s->z.len);
+		memcpy(p + s->z.len, &size, 4);
+		for (size_t h = 0; h < sizeof(hints) / sizeof(hints[0]); h++) {
+			ret = kp_decompress_sized(s->comp, p, s->z.len + 4, n, hints[h],
+						  &out, &out_len, &err);
+			if (ret)
+				fail_msg("%s, hint %zu of %zu: %s", s->name, hints[h], n,
+					 err.msg);
+			assert_int_equal(out_len, n);
+			assert_memory_equal(out, s->orig->p, n);
+			free(out);
+		}
+		/* The limit holds whatever the hint says. */
+		ret = kp_decompress_sized(s->comp, p, s->z.len + 4, n - 1, n, &out,
+					  &out_len, &err);
+		assert_int_equal(ret, -EFBIG);
+		kp_err_clear(&err);
+		ret = kp_decompress_sized(s->comp, p, s->z.len + 4, n - 1, n - 1, &out,
+					  &out_len, &err);
+		assert_int_equal(ret, -EFBIG);
+		kp_err_clear(&err);
+		free(p);
+	}
+}
+
 static void test_edge_inputs(void **state)
 {
 	struct kp_err err = {0};
@@ -646,6 +688,7 @@ int main(void)
 		cmocka_unit_test(test_corrupt_headers),
 		cmocka_unit_test(test_corrupt_random),
 		cmocka_unit_test(test_max_out),
+		cmocka_unit_test(test_size_hint),
 		cmocka_unit_test(test_edge_inputs),
 		cmocka_unit_test(test_lz4_legacy_whole_blocks),
 		cmocka_unit_test(test_tools),

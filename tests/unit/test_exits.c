@@ -209,7 +209,7 @@ static void add_tracing_data(struct pd_writer *w)
 	void *blob;
 
 	for (int i = 0; i < 2; i++) {
-		texts[i] = fixture_text("linux-6.12", names[i], &fmts[i].len);
+		texts[i] = fixture_text("formats-6.12", names[i], &fmts[i].len);
 		fmts[i].system = "kvm";
 		fmts[i].text = texts[i];
 	}

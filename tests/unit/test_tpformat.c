@@ -42,7 +42,7 @@ static void kvm_exit_612(void **state)
 {
 	struct tp_format f;
 
-	parse_fixture("linux-6.12", "kvm_exit", &f);
+	parse_fixture("formats-6.12", "kvm_exit", &f);
 	assert_string_equal(f.name, "kvm_exit");
 	assert_string_equal(f.system, "kvm");
 	assert_int_equal(f.id, 1461);
@@ -60,19 +60,19 @@ static void kvm_entry_pio_msr_612(void **state)
 {
 	struct tp_format f;
 
-	parse_fixture("linux-6.12", "kvm_entry", &f);
+	parse_fixture("formats-6.12", "kvm_entry", &f);
 	assert_field(&f, "vcpu_id", 8, 4, false);
 	assert_field(&f, "rip", 16, 8, false);
 	assert_field(&f, "immediate_exit", 24, 1, false);
 	assert_int_equal(f.nr_fields, 7);
-	parse_fixture("linux-6.12", "kvm_pio", &f);
+	parse_fixture("formats-6.12", "kvm_pio", &f);
 	assert_field(&f, "rw", 8, 4, false);
 	assert_field(&f, "port", 12, 4, false);
-	parse_fixture("linux-6.12", "kvm_msr", &f);
+	parse_fixture("formats-6.12", "kvm_msr", &f);
 	assert_field(&f, "write", 8, 4, false);
 	assert_field(&f, "ecx", 12, 4, false);
 	assert_field(&f, "exception", 24, 1, false);
-	parse_fixture("linux-6.12", "kvm_mmio", &f);
+	parse_fixture("formats-6.12", "kvm_mmio", &f);
 	assert_field(&f, "gpa", 16, 8, false);
 }
 
@@ -81,10 +81,10 @@ static void kvm_exit_618_has_more(void **state)
 {
 	struct tp_format f;
 
-	parse_fixture("linux-6.18", "kvm_exit", &f);
+	parse_fixture("formats-6.18", "kvm_exit", &f);
 	assert_int_equal(f.id, 103);
 	assert_field(&f, "requests", 64, 8, false);
-	parse_fixture("linux-6.18", "kvm_entry", &f);
+	parse_fixture("formats-6.18", "kvm_entry", &f);
 	assert_field(&f, "error_code", 32, 4, false);
 }
 
@@ -96,7 +96,7 @@ static void values_read_in_bounds(void **state)
 	uint64_t rip = 0xffffffff81234567ULL, v = 0;
 	int32_t pid = -2;
 
-	parse_fixture("linux-6.12", "kvm_exit", &f);
+	parse_fixture("formats-6.12", "kvm_exit", &f);
 	memcpy(raw + 4, &pid, 4);
 	memcpy(raw + 8, &reason, 4);
 	memcpy(raw + 16, &rip, 8);

@@ -28,12 +28,12 @@ static void *write_blob(size_t *len)
 	char *texts[NR_EVENTS + 3];
 	void *blob;
 
-	texts[0] = fixture_text("linux-6.18", "header_page", &in.header_page_len);
-	texts[1] = fixture_text("linux-6.18", "header_event", &in.header_event_len);
+	texts[0] = fixture_text("formats-6.18", "header_page", &in.header_page_len);
+	texts[1] = fixture_text("formats-6.18", "header_event", &in.header_event_len);
 	in.header_page = texts[0];
 	in.header_event = texts[1];
 	for (size_t i = 0; i < NR_EVENTS; i++) {
-		texts[2 + i] = fixture_text("linux-6.18", events[i], &fmts[i].len);
+		texts[2 + i] = fixture_text("formats-6.18", events[i], &fmts[i].len);
 		assert_non_null(texts[2 + i]);
 		fmts[i].system = "kvm";
 		fmts[i].text = texts[2 + i];

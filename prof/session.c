@@ -544,12 +544,13 @@ static inline bool row_matches(const struct resolve_entry *e, const struct hists
 }
 
 /*
- * The same for a guest sample, which also has a vCPU and a CR3. (A host
- * entry sees only host samples, whose vCPU is -1 and CR3 0: its own
- * owner, the host machine or a host object, keeps guest samples out.)
+ * The same for a whole key, with the vCPU and CR3 a guest sample has. (A
+ * host entry sees only host samples, whose vCPU is -1 and CR3 0: its own
+ * owner, the host machine or a host object, keeps guest samples out; the
+ * fast host path leaves these two out.)
  */
-static bool row_matches_guest(const struct resolve_entry *e, const struct hists *h,
-			      const struct hist_key *k)
+static bool row_matches_key(const struct resolve_entry *e, const struct hists *h,
+			    const struct hist_key *k)
 {
 	return row_matches(e, h, k->comm, k->pid, k->cpu, k->level) &&
 	       (!h->uses_vcpu || e->row_vcpu == k->vcpu) &&
@@ -560,7 +561,7 @@ static bool row_matches_guest(const struct resolve_entry *e, const struct hists 
 static int add_cached(struct session *s, struct hists *h, struct resolve_entry *e,
 		      const struct hist_key *k, uint64_t period)
 {
-	if (row_matches_guest(e, h, k)) {
+	if (row_matches_key(e, h, k)) {
 		hists_add_to(h, e->row, k->level, period);
 		return 0;
 	}

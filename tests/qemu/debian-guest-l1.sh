@@ -10,25 +10,16 @@
 set -u
 . "$(dirname "$0")/l2-kallsyms.sh"
 BUILD=$1 VMLINUZ=$2 INITRD=$3
-: >l2-kallsyms
 rm -f perf.on kvmprof.on
 l2_go_prepare || { echo "go: cannot make the go port's FIFOs" >>status; exit 1; }
 t0=$(date +%s.%N)
-# At the unslid address (l2_unslid), L2 boots again, at most twice.
-for n in 1 2 3; do
-	timeout 300 qemu-system-x86_64 -accel kvm -cpu host -M pc -m 256M -smp 1 -nographic \
-		-no-reboot -nic none -name guest=deb12 -kernel "$VMLINUZ" -initrd "$INITRD" \
-		-append 'console=ttyS0 quiet panic=-1 workload=8 ports=ks,go' \
-		-device virtio-serial-pci -chardev file,id=ks,path=l2-kallsyms \
-		-device virtserialport,chardev=ks,name=ks "${L2_GO_ARGS[@]}" >l2-console.log 2>&1 &
-	qemu=$!
-	wait_l2_kallsyms l2-kallsyms
-	[ $n -lt 3 ] && l2_unslid l2-kallsyms || break
-	echo "l2: boot $n is at the unslid address: boot again" >>status
-	kill $qemu
-	wait $qemu
-	: >l2-kallsyms
-done
+# Booted again if KASLR left it unslid (l2_boot).
+l2_boot l2-kallsyms timeout 300 qemu-system-x86_64 -accel kvm -cpu host -M pc -m 256M \
+	-smp 1 -nographic -no-reboot -nic none -name guest=deb12 -kernel "$VMLINUZ" \
+	-initrd "$INITRD" -append 'console=ttyS0 quiet panic=-1 workload=8 ports=ks,go' \
+	-device virtio-serial-pci -chardev file,id=ks,path=l2-kallsyms \
+	-device virtserialport,chardev=ks,name=ks "${L2_GO_ARGS[@]}"
+qemu=$L2_PID
 echo "kallsyms: $(wc -l <l2-kallsyms) lines after $(echo "$(date +%s.%N) - $t0" | bc) s" >>status
 # $qemu is timeout's pid; KVM names the VM's debugfs folder after QEMU's.
 qemu_pid=$(pgrep -P "$qemu" -f qemu-system | head -1)

@@ -100,29 +100,16 @@ if [ $rc != 0 ]; then
 	exit 0
 fi
 
-# boot_l2: start L2 with DISK attached and wait for its runtime kallsyms;
-# at the unslid address (l2_unslid), boot it again, at most twice.
-boot_l2() {
-	local n
-	for n in 1 2 3; do
-		: >l2-kallsyms
-		qemu-system-x86_64 -accel kvm -cpu host -M pc -m 256M -smp 1 -nographic \
-			-no-reboot -name l2,debug-threads=on \
-			-nic none -kernel "$VMLINUZ" -initrd "$INITRD" \
-			-append 'console=ttyS0 quiet panic=-1 workload=60 ports=ks' \
-			-drive "file=$DISK,format=qcow2,readonly=on,if=virtio" \
-			-device virtio-serial-pci -chardev file,id=ks,path=l2-kallsyms \
-			-device virtserialport,chardev=ks,name=ks >l2-console.log 2>&1 &
-		qemu=$!
-		wait_l2_kallsyms l2-kallsyms || return 1
-		l2_unslid l2-kallsyms || return 0
-		echo "l2: boot $n is at the unslid address: boot again" >>status
-		kill $qemu
-		wait $qemu
-	done
-	return 0
-}
-boot_l2 || echo "l2: no kallsyms from L2 within two minutes" >>status
+# L2 with DISK attached; booted again if KASLR left it unslid (l2_boot).
+l2_boot l2-kallsyms qemu-system-x86_64 -accel kvm -cpu host -M pc -m 256M -smp 1 \
+	-nographic -no-reboot -name l2,debug-threads=on \
+	-nic none -kernel "$VMLINUZ" -initrd "$INITRD" \
+	-append 'console=ttyS0 quiet panic=-1 workload=60 ports=ks' \
+	-drive "file=$DISK,format=qcow2,readonly=on,if=virtio" \
+	-device virtio-serial-pci -chardev file,id=ks,path=l2-kallsyms \
+	-device virtserialport,chardev=ks,name=ks ||
+	echo "l2: no kallsyms from L2 within two minutes" >>status
+qemu=$L2_PID
 echo "qemu-pid: $qemu" >>status
 sleep 1.2 # the daemon re-scans running guests once a second
 ls "$MNT/by-pid" >by-pid.ls 2>&1

@@ -23,6 +23,26 @@ l2_unslid() {
 	awk '$3 == "_text" && $1 == "ffffffff81000000" { f = 1 } END { exit !f }' "$1"
 }
 
+# l2_boot FILE CMD...: run CMD (L2's QEMU, which writes L2's kallsyms to
+# FILE) in the background, its output in l2-console.log, and wait for the
+# table; when it is at the unslid address (l2_unslid), boot L2 again, at
+# most twice, each time said in ./status. Sets L2_PID; returns 1 when no
+# table came.
+l2_boot() {
+	local file=$1 n
+	shift
+	for n in 1 2 3; do
+		: >"$file"
+		"$@" >l2-console.log 2>&1 &
+		L2_PID=$!
+		wait_l2_kallsyms "$file" || return 1
+		[ $n -lt 3 ] && l2_unslid "$file" || return 0
+		echo "l2: boot $n is at the unslid address: boot again" >>status
+		kill $L2_PID
+		wait $L2_PID
+	done
+}
+
 # The port "go" (see make-l2-initrd.sh): L2 waits on it before its work.
 # l2_go_prepare makes its FIFOs in a folder of L1's own /tmp (the results
 # folder is 9p, which has no FIFOs) and sets L2_GO_ARGS, the QEMU

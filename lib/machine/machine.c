@@ -243,13 +243,36 @@ int machine_add_map(struct machines *ms, struct machine *m, int pid, uint64_t st
 	return 0;
 }
 
+/* The maps of process @pid, or NULL: the last one asked for first. */
+static struct mapgroup *lookup_group(struct machine *m, int pid)
+{
+	struct mapgroup *g;
+
+	if (m->last_group && m->last_pid == pid)
+		return m->last_group;
+	g = mapgroup_of(m, pid, false);
+	if (g) {
+		m->last_pid = pid;
+		m->last_group = g;
+	}
+	return g;
+}
+
+/*
+ * Samples come in runs from one process and one object: the map found last
+ * is tried first. Maps do not overlap, so a map that holds @addr is the
+ * answer even after maps were added or removed since.
+ */
 const struct map *machine_find_map(struct machine *m, int pid, uint64_t addr)
 {
-	struct mapgroup *g = mapgroup_of(m, pid, false);
+	struct mapgroup *g = lookup_group(m, pid);
 	size_t lo = 0, hi;
 
 	if (!g)
 		return NULL;
+	if (g->last < g->nr && g->maps[g->last].start <= addr &&
+	    addr < g->maps[g->last].end)
+		return &g->maps[g->last];
 	hi = g->nr;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -259,7 +282,7 @@ const struct map *machine_find_map(struct machine *m, int pid, uint64_t addr)
 		else if (g->maps[mid].start > addr)
 			hi = mid;
 		else
-			return &g->maps[mid];
+			return &g->maps[g->last = mid];
 	}
 	return NULL;
 }

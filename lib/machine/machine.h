@@ -28,6 +28,7 @@ struct mapgroup {
 	struct map *maps; /* sorted by start, non-overlapping */
 	size_t nr;
 	size_t alloc;
+	size_t last; /* where the latest lookup found its address */
 };
 
 struct thread {
@@ -60,6 +61,9 @@ struct machine {
 	char modules_source[600];
 	struct hashmap threads; /* tid -> struct thread */
 	struct hashmap procs;	/* pid -> struct mapgroup */
+	/* The latest lookup's process: groups live as long as the machine. */
+	int last_pid;
+	struct mapgroup *last_group;
 	uint64_t samples;
 };
 

@@ -489,6 +489,37 @@ static struct resolve_entry *cache_insert(struct session *s, uint64_t ip,
 	return &set[0];
 }
 
+/* Resolve an address the cache does not hold, and cache it when @cacheable. */
+static struct resolve_entry *resolve_miss(struct session *s,
+					  const struct resolve_key *key, bool cacheable,
+					  uint64_t ip, struct machine *m,
+					  struct hist_key *k)
+{
+	struct resolve_entry *e;
+
+	if (m->guest)
+		resolve_guest(s, m, ip, k);
+	else
+		resolve_host(s, key, ip, k);
+	if (!cacheable)
+		return NULL;
+	e = cache_insert(s, key->at, key->owner);
+	*e = (struct resolve_entry){.ip = key->at,
+				    .owner = key->owner,
+				    .gen = s->cache_gen,
+				    .sym = k->sym,
+				    .dso = k->dso,
+				    .addr = k->addr};
+	return e;
+}
+
+static void take_cached(const struct resolve_entry *e, struct hist_key *k)
+{
+	k->sym = e->sym;
+	k->dso = e->dso;
+	k->addr = e->addr;
+}
+
 /*
  * Resolve @ip of process @pid at @k->level in @m through the cache: a hit
  * copies sym/dso/addr into @k. Returns the cache entry, or NULL when the
@@ -501,25 +532,9 @@ static struct resolve_entry *resolve_cached(struct session *s, uint32_t pid, uin
 	bool cacheable = resolve_key_of(k->level, pid, ip, m, &key);
 	struct resolve_entry *e = cacheable ? cache_find(s, key.at, key.owner) : NULL;
 
-	if (e) {
-		k->sym = e->sym;
-		k->dso = e->dso;
-		k->addr = e->addr;
-		return e;
-	}
-	if (m->guest)
-		resolve_guest(s, m, ip, k);
-	else
-		resolve_host(s, &key, ip, k);
-	if (!cacheable)
-		return NULL;
-	e = cache_insert(s, key.at, key.owner);
-	*e = (struct resolve_entry){.ip = key.at,
-				    .owner = key.owner,
-				    .gen = s->cache_gen,
-				    .sym = k->sym,
-				    .dso = k->dso,
-				    .addr = k->addr};
+	if (!e)
+		return resolve_miss(s, &key, cacheable, ip, m, k);
+	take_cached(e, k);
 	return e;
 }
 
@@ -600,27 +615,6 @@ static void count_sample(struct session *s, struct machine *m, int level)
 	s->level_samples[level]++;
 }
 
-/*
- * The common case in one probe: a host sample at an address whose
- * resolution and histogram row are cached for the same thread name, pid,
- * CPU and mode. Returns false when the full path must run.
- */
-static bool add_host_fast(struct session *s, const struct pd_sample *ps, struct hists *h,
-			  int level, const char *comm)
-{
-	struct resolve_key key;
-	struct resolve_entry *e;
-
-	if (!resolve_key_of(level, ps->pid, ps->ip, &s->machines.host, &key))
-		return false;
-	e = cache_find(s, key.at, key.owner);
-	if (!e || !row_matches(e, h, comm, (int)ps->pid, (int)ps->cpu, level))
-		return false;
-	hists_add_to(h, e->row, level, ps->period);
-	count_sample(s, &s->machines.host, level);
-	return true;
-}
-
 /* The sample's frames, its own and its callers', to the session's taker. */
 static int frame_fn_call(struct session *s, const struct pd_sample *ps,
 			 const struct hist_key *k, struct kp_err *err)
@@ -633,55 +627,93 @@ static int frame_fn_call(struct session *s, const struct pd_sample *ps,
 	return s->frame_fn(s->frame_ctx, ps, frames, (size_t)nr, err);
 }
 
+/*
+ * Count a host sample and resolve it through the cache. The common case ends here:
+ * an address whose resolution and histogram row are cached for the same
+ * thread name, pid, CPU and mode is counted in that row (returns true).
+ */
+static bool resolve_host_sample(struct session *s, const struct pd_sample *ps,
+				struct hists *h, struct hist_key *k,
+				struct resolve_entry **found)
+{
+	struct machine *host = &s->machines.host;
+	struct resolve_key key;
+	bool cacheable = resolve_key_of(k->level, ps->pid, ps->ip, host, &key);
+	struct resolve_entry *e = cacheable ? cache_find(s, key.at, key.owner) : NULL;
+
+	count_sample(s, host, k->level);
+	if (!e) {
+		*found = resolve_miss(s, &key, cacheable, ps->ip, host, k);
+		return false;
+	}
+	*found = e;
+	if (!s->frame_fn && !s->chains.children && !s->chains.graph &&
+	    row_matches(e, h, k->comm, k->pid, k->cpu, k->level)) {
+		hists_add_to(h, e->row, k->level, ps->period);
+		return true;
+	}
+	take_cached(e, k);
+	return false;
+}
+
+/*
+ * A guest sample: its machine, vCPU and CR3, and (kernel samples) its
+ * resolution; counted unless --guest-name filters it out (returns 1).
+ */
+static int resolve_guest_sample(struct session *s, const struct pd_sample *ps,
+				const struct guest_ctx *ctx, struct hist_key *k,
+				struct resolve_entry **found, struct kp_err *err)
+{
+	struct machine *m = guest_machine(s, (int)ps->pid);
+
+	if (!m)
+		return kp_errorf(err, ENOMEM, "out of memory");
+	if (s->only_guest && strcmp(m->name, s->only_guest))
+		return 1;
+	if (ctx)
+		follow_guest_lstar(s, m, ctx->lstar);
+	k->guest = m;
+	k->vcpu = ctx ? (int)ctx->vcpu_id : vcpu_from_comm(s, k->comm);
+	k->cr3 = ctx ? ctx->cr3 : 0;
+	count_sample(s, m, k->level);
+	if (k->level == LEVEL_GUEST_KERNEL)
+		*found = resolve_cached(s, ps->pid, ps->ip, m, k);
+	return 0;
+}
+
 /* @ordinal: the sample's position in the file, which indexes its guest context. */
-static int on_sample(struct session *s, const struct pd_sample *sample, uint64_t ordinal,
+static int on_sample(struct session *s, const struct pd_sample *ps, uint64_t ordinal,
 		     struct kp_err *err)
 {
-	const struct pd_sample *ps = sample;
 	struct hists *h = &s->hists[ps->evsel - s->file->evsels];
 	int level = session_level_of(ps->misc);
 	bool guest = level == LEVEL_GUEST_KERNEL || level == LEVEL_GUEST_USER;
-	const char *comm = sample_comm(s, (int)ps->pid, (int)ps->tid);
 	struct hist_key k = {0};
 	struct resolve_entry *e = NULL;
 	struct hist_entry *row;
-	const struct guest_ctx *ctx;
-	struct machine *m = &s->machines.host;
 	int ret;
 
 	if (guest ? !s->want_guest : !s->want_host) {
 		s->filtered++;
 		return 0;
 	}
-	if (!guest && !s->frame_fn && !s->chains.children && !s->chains.graph &&
-	    add_host_fast(s, ps, h, level, comm))
-		return 0;
-	ctx = guestctx_of(&s->ctx, ordinal - s->ctx_base);
 	k.level = level;
 	k.pid = (int)ps->pid;
 	k.cpu = (int)ps->cpu;
 	k.vcpu = -1;
 	k.addr = ps->ip;
-	k.comm = comm;
-	if (guest) {
-		m = guest_machine(s, (int)ps->pid);
-		if (!m)
-			return kp_errorf(err, ENOMEM, "out of memory");
-		if (s->only_guest && strcmp(m->name, s->only_guest)) {
-			s->filtered++;
+	k.comm = sample_comm(s, (int)ps->pid, (int)ps->tid);
+	if (!guest) {
+		if (resolve_host_sample(s, ps, h, &k, &e))
 			return 0;
-		}
-		if (ctx)
-			follow_guest_lstar(s, m, ctx->lstar);
-		k.guest = m;
-		k.vcpu = ctx ? (int)ctx->vcpu_id : vcpu_from_comm(s, k.comm);
-		k.cr3 = ctx ? ctx->cr3 : 0;
-		if (k.level == LEVEL_GUEST_KERNEL)
-			e = resolve_cached(s, ps->pid, ps->ip, m, &k);
 	} else {
-		e = resolve_cached(s, ps->pid, ps->ip, m, &k);
+		ret = resolve_guest_sample(
+			s, ps, guestctx_of(&s->ctx, ordinal - s->ctx_base), &k, &e, err);
+		if (ret) {
+			s->filtered += ret > 0;
+			return ret < 0 ? ret : 0;
+		}
 	}
-	count_sample(s, m, level);
 	if (s->frame_fn)
 		return frame_fn_call(s, ps, &k, err);
 	if (e) {

@@ -2,6 +2,8 @@
 #include "sanitize.h"
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
 
 static bool cont(unsigned char c, unsigned char lo, unsigned char hi)
 {
@@ -56,35 +58,69 @@ static size_t bad_len(const unsigned char *p)
 	return p[0] == 0xc2 && cont(p[1], 0x80, 0x9f) ? 2 : 1;
 }
 
-void sanitize(const char *in, char *out, size_t size)
+/* Does the word hold a byte outside printable ASCII, 0x20..0x7e? */
+static bool word_has_unprintable(uint64_t x)
 {
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	/* Some byte below 0x20 (exact for "any byte"; borrows only follow one). */
+	uint64_t low = (x - 0x20 * ones) & ~x & highs;
+	/* Some byte of 0x7f or more: 0x7f + 1 sets the high bit, 0x80.. have it. */
+	uint64_t high = ((x + ones) | x) & highs;
+
+	return low | high;
+}
+
+/* One character at @in that is not printable ASCII: kept whole or replaced. */
+static size_t copy_other(const char **in, char *out, size_t n, size_t size)
+{
+	size_t len = sanitize_char_len(*in);
+
+	if (!len) {
+		if (n + 1 >= size)
+			return SIZE_MAX;
+		out[n] = '?';
+		*in += bad_len((const unsigned char *)*in);
+		return 1;
+	}
+	if (n + len >= size)
+		return SIZE_MAX;
+	memcpy(out + n, *in, len);
+	*in += len;
+	return len;
+}
+
+size_t sanitize(const char *in, char *out, size_t size)
+{
+	const char *end = in ? in + strlen(in) : NULL;
 	size_t n = 0;
 
 	if (!size)
-		return;
-	while (in && *in) {
+		return 0;
+	while (in && in < end) {
 		size_t len;
+		uint64_t word;
 
-		/* Printable ASCII, nearly every byte of a report, needs no decoding. */
+		/* Printable ASCII, nearly every byte of a report: eight at a time. */
+		if (end - in >= 8 && n + 8 < size) {
+			memcpy(&word, in, 8);
+			if (!word_has_unprintable(word)) {
+				memcpy(out + n, in, 8);
+				n += 8;
+				in += 8;
+				continue;
+			}
+		}
 		if ((unsigned char)*in >= 0x20 && (unsigned char)*in < 0x7f) {
 			if (n + 1 >= size)
 				break;
 			out[n++] = *in++;
 			continue;
 		}
-		len = sanitize_char_len(in);
-
-		if (!len) {
-			if (n + 1 >= size)
-				break;
-			out[n++] = '?';
-			in += bad_len((const unsigned char *)in);
-			continue;
-		}
-		if (n + len >= size)
+		len = copy_other(&in, out, n, size);
+		if (len == SIZE_MAX)
 			break;
-		for (size_t i = 0; i < len; i++)
-			out[n++] = *in++;
+		n += len;
 	}
 	out[n] = '\0';
+	return n;
 }

@@ -17,9 +17,9 @@
  * every byte that is not part of well-formed UTF-8 (a raw 0x9b is CSI to a
  * terminal in an 8-bit mode; overlong forms and surrogates are refused
  * too). A character is copied whole or not at all, so truncation never
- * leaves half of one.
+ * leaves half of one. Returns the length of @out.
  */
-void sanitize(const char *in, char *out, size_t size);
+size_t sanitize(const char *in, char *out, size_t size);
 
 /*
  * Length in bytes of the printable character at @s (1 to 4), or 0 when the

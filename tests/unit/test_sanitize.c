@@ -79,12 +79,64 @@ static void test_truncation(void **state)
 	assert_int_equal(sanitize_char_len("\xc3\xa9"), 2);
 }
 
+/*
+ * Long names go eight bytes at a time: a byte outside printable ASCII is
+ * caught at every place in a word, and each byte value is judged alone.
+ */
+static void test_every_byte_at_every_place(void **state)
+{
+	(void)state;
+	for (int b = 1; b < 256; b++)
+		for (size_t at = 0; at < 20; at++) {
+			char in[32], want[32], out[64];
+			size_t n;
+
+			memset(in, 'a' + (int)(at % 26), 24);
+			in[24] = '\0';
+			memcpy(want, in, 25);
+			in[at] = (char)b;
+			want[at] = b >= 0x20 && b < 0x7f ? (char)b : '?';
+			n = sanitize(in, out, sizeof(out));
+			if (strcmp(out, want) || n != strlen(want))
+				fail_msg("byte %#x at %zu: got '%s' (%zu)", b, at, out,
+					 n);
+		}
+}
+
+/* Truncation at every size, with a whole character or none of it. */
+static void test_truncation_every_size(void **state)
+{
+	static const char in[] = "abcdefghij\xe2\x82\xacklmnopqrstuvwxyz0123456789";
+	(void)state;
+
+	for (size_t size = 1; size <= sizeof(in) + 1; size++) {
+		char out[64], want[64];
+		size_t keep = size - 1, n;
+
+		/* The euro sign takes bytes 10..12: all of it fits or none. */
+		if (keep > 10 && keep < 13)
+			keep = 10;
+		if (keep > sizeof(in) - 1)
+			keep = sizeof(in) - 1;
+		memcpy(want, in, keep);
+		want[keep] = '\0';
+		n = sanitize(in, out, size);
+		if (strcmp(out, want) || n != keep)
+			fail_msg("size %zu: got '%s' (%zu), want '%s'", size, out, n,
+				 want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_c0_and_del), cmocka_unit_test(test_c1),
-		cmocka_unit_test(test_utf8_kept),  cmocka_unit_test(test_malformed_utf8),
+		cmocka_unit_test(test_c0_and_del),
+		cmocka_unit_test(test_c1),
+		cmocka_unit_test(test_utf8_kept),
+		cmocka_unit_test(test_malformed_utf8),
 		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_every_byte_at_every_place),
+		cmocka_unit_test(test_truncation_every_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

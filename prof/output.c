@@ -15,43 +15,64 @@ static const char *dso_label(const struct hist_entry *e)
 	return e->key.dso ? e->key.dso->short_name : "[unknown]";
 }
 
-/* "[k] " and the sanitized @name after it. */
-static void level_prefixed(int level, const char *name, char *buf, size_t size)
+/* "[k] " and the sanitized @name after it; returns the length. */
+static size_t level_prefixed(int level, const char *name, char *buf, size_t size)
 {
-	if (size < 5) {
-		sanitize(name, buf, size);
-		return;
-	}
+	if (size < 5)
+		return sanitize(name, buf, size);
 	buf[0] = '[';
 	buf[1] = level_char(level);
 	buf[2] = ']';
 	buf[3] = ' ';
-	sanitize(name, buf + 4, size - 4);
+	return 4 + sanitize(name, buf + 4, size - 4);
+}
+
+/* "0x" and the 16 hex digits of @v, as "0x%016" PRIx64 prints them. */
+static void hex16(uint64_t v, char *buf)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	buf[0] = '0';
+	buf[1] = 'x';
+	for (int i = 17; i >= 2; i--, v >>= 4)
+		buf[i] = digits[v & 15];
+	buf[18] = '\0';
+}
+
+/* What snprintf wrote, at most @size - 1 bytes. */
+static size_t written(int n, size_t size)
+{
+	if (n < 0 || !size)
+		return 0;
+	return (size_t)n < size ? (size_t)n : size - 1;
 }
 
 /* Cells that are numbers: nothing in them needs sanitizing. */
-static void number_cell(const struct hist_key *k, enum sort_key key, char *buf,
-			size_t size)
+static size_t number_cell(const struct hist_key *k, enum sort_key key, char *buf,
+			  size_t size)
 {
+	int n;
+
 	switch (key) {
 	case SORT_VCPU:
 		if (k->vcpu >= 0)
-			snprintf(buf, size, "%d", k->vcpu);
+			n = snprintf(buf, size, "%d", k->vcpu);
 		else
-			snprintf(buf, size, "-");
+			n = snprintf(buf, size, "-");
 		break;
 	case SORT_CPU:
-		snprintf(buf, size, "%03d", k->cpu);
+		n = snprintf(buf, size, "%03d", k->cpu);
 		break;
 	case SORT_CR3:
 		if (k->cr3)
-			snprintf(buf, size, "%#" PRIx64, k->cr3);
+			n = snprintf(buf, size, "%#" PRIx64, k->cr3);
 		else
-			snprintf(buf, size, "-");
+			n = snprintf(buf, size, "-");
 		break;
 	default:
-		snprintf(buf, size, "%s", "");
+		n = snprintf(buf, size, "%s", "");
 	}
+	return written(n, size);
 }
 
 /*
@@ -59,43 +80,35 @@ static void number_cell(const struct hist_key *k, enum sort_key key, char *buf,
  * into @buf; this runs for each cell of each row, twice (widths, then the
  * row), so plain strings are not formatted through printf first.
  */
-void output_cell(const struct hist_entry *e, enum sort_key key, char *buf, size_t size)
+size_t output_cell(const struct hist_entry *e, enum sort_key key, char *buf, size_t size)
 {
 	char raw[CELL_MAX];
 	const struct hist_key *k = &e->key;
 
 	switch (key) {
 	case SORT_COMM:
-		sanitize(k->comm ? k->comm : ":unknown", buf, size);
-		break;
+		return sanitize(k->comm ? k->comm : ":unknown", buf, size);
 	case SORT_PID:
 		snprintf(raw, sizeof(raw), "%7d:%s", k->pid, k->comm ? k->comm : "");
-		sanitize(raw, buf, size);
-		break;
+		return sanitize(raw, buf, size);
 	case SORT_DSO:
-		sanitize(dso_label(e), buf, size);
-		break;
+		return sanitize(dso_label(e), buf, size);
 	case SORT_SYM:
-		if (k->sym) {
-			level_prefixed(k->level, k->sym->name, buf, size);
-		} else {
-			snprintf(raw, sizeof(raw), "0x%016" PRIx64, k->addr);
-			level_prefixed(k->level, raw, buf, size);
-		}
-		break;
+		if (k->sym)
+			return level_prefixed(k->level, k->sym->name, buf, size);
+		hex16(k->addr, raw);
+		return level_prefixed(k->level, raw, buf, size);
 	case SORT_GUEST:
 		if (k->guest)
 			snprintf(raw, sizeof(raw), "%s (pid %d)", k->guest->name,
 				 k->guest->pid);
 		else
 			snprintf(raw, sizeof(raw), "host");
-		sanitize(raw, buf, size);
-		break;
+		return sanitize(raw, buf, size);
 	case SORT_CPUMODE:
-		sanitize(level_name(k->level), buf, size);
-		break;
+		return sanitize(level_name(k->level), buf, size);
 	default:
-		number_cell(k, key, buf, size);
+		return number_cell(k, key, buf, size);
 	}
 }
 
@@ -136,10 +149,9 @@ static void widths(const struct hists *h, const struct output_opts *o, int *w)
 		for (size_t j = 0; j < h->nr_entries; j++) {
 			if (!shown(h->entries[j], h, o))
 				continue;
-			int len;
+			int len = (int)output_cell(h->entries[j], h->keys[i], buf,
+						   sizeof(buf));
 
-			output_cell(h->entries[j], h->keys[i], buf, sizeof(buf));
-			len = (int)strlen(buf);
 			if (len > w[i])
 				w[i] = len;
 		}
@@ -175,70 +187,88 @@ static void column_header(const struct hists *h, const struct output_opts *o,
 	fprintf(out, "\n#\n");
 }
 
+/* @v hundredths as "%7.2f" prints them: at least "0.00", right-aligned in 7. */
+static size_t hundredths_text(unsigned long long v, char *buf)
+{
+	char rev[24];
+	int nd = 0, n = 0;
+
+	do {
+		rev[nd++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (nd < 3)
+		rev[nd++] = '0';
+	for (int pad = 6 - nd; pad > 0; pad--)
+		buf[n++] = ' ';
+	while (nd > 2)
+		buf[n++] = rev[--nd];
+	buf[n++] = '.';
+	buf[n++] = rev[1];
+	buf[n++] = rev[0];
+	buf[n] = '\0';
+	return (size_t)n;
+}
+
 size_t output_percent(double v, char *buf, size_t size)
 {
-	long double hundredths = rintl((long double)v * 100.0L);
-	int n;
-
 	if (!(v >= 0.0 && v < 1e12) || size < 32)
-		return (size_t)snprintf(buf, size, "%7.2f", v);
-	/* Six characters of hundredths, then the point before the last two: 7 in all. */
-	n = snprintf(buf, size, "%6llu", (unsigned long long)hundredths);
-	for (int i = n - 3; i < n; i++)
-		if (buf[i] == ' ')
-			buf[i] = '0'; /* 5 -> "0.05" */
-	memmove(buf + n - 1, buf + n - 2, 3);
-	buf[n - 2] = '.';
-	return (size_t)n + 1;
+		return written(snprintf(buf, size, "%7.2f", v), size);
+	/* Exact: a double times 100 fits a long double's 64-bit mantissa. */
+	return hundredths_text((unsigned long long)rintl((long double)v * 100.0L), buf);
 }
 
-static void put_percent(FILE *out, double v)
+/*
+ * A row is built in one buffer and written at once: stdio's per-call
+ * locking and bookkeeping cost more than the row's bytes. Room for the
+ * numbers and, per column, two spaces and a cell or its padding.
+ */
+#define ROW_MAX (256 + SORT__MAX * (CELL_MAX + 2))
+
+static size_t put_percent(char *buf, double v)
 {
-	char buf[32];
-	size_t n = output_percent(v, buf, sizeof(buf));
+	buf[0] = buf[1] = ' ';
+	size_t n = 2 + output_percent(v, buf + 2, 32);
 
-	fputs("  ", out);
-	fwrite(buf, 1, n, out);
-	fputc('%', out);
-}
-
-static void pad(FILE *out, int n)
-{
-	static const char spaces[] = "                                ";
-	const int chunk = (int)sizeof(spaces) - 1;
-
-	for (; n > 0; n -= chunk)
-		fwrite(spaces, 1, (size_t)(n < chunk ? n : chunk), out);
+	buf[n] = '%';
+	return n + 1;
 }
 
 static void row(const struct hist_entry *e, const struct hists *h,
 		const struct output_opts *o, const int *w, FILE *out)
 {
-	char buf[CELL_MAX];
+	char line[ROW_MAX];
+	size_t n = 0;
 
 	if (o->children)
-		put_percent(out, pct(e->children_period, h->total_period));
-	put_percent(out, pct(e->period, h->total_period));
+		n += put_percent(line + n, pct(e->children_period, h->total_period));
+	n += put_percent(line + n, pct(e->period, h->total_period));
 	if (o->show_samples)
-		fprintf(out, "  %12" PRIu64, e->samples);
+		n += written(snprintf(line + n, 32, "  %12" PRIu64, e->samples), 32);
 	if (o->cpu_utilization)
-		fprintf(out, "  %7.2f%%  %7.2f%%  %8.2f%%  %8.2f%%",
-			pct(e->level_period[LEVEL_KERNEL], h->total_period),
-			pct(e->level_period[LEVEL_USER], h->total_period),
-			pct(e->level_period[LEVEL_GUEST_KERNEL], h->total_period),
-			pct(e->level_period[LEVEL_GUEST_USER], h->total_period));
+		n += written(
+			snprintf(
+				line + n, 128, "  %7.2f%%  %7.2f%%  %8.2f%%  %8.2f%%",
+				pct(e->level_period[LEVEL_KERNEL], h->total_period),
+				pct(e->level_period[LEVEL_USER], h->total_period),
+				pct(e->level_period[LEVEL_GUEST_KERNEL], h->total_period),
+				pct(e->level_period[LEVEL_GUEST_USER], h->total_period)),
+			128);
 	for (size_t i = 0; i < h->nr_keys; i++) {
 		size_t len;
 
-		output_cell(e, h->keys[i], buf, sizeof(buf));
-		len = strlen(buf);
-		fputs("  ", out);
-		fwrite(buf, 1, len, out);
+		line[n++] = ' ';
+		line[n++] = ' ';
+		len = output_cell(e, h->keys[i], line + n, CELL_MAX);
+		n += len;
 		/* Left-aligned in its column, but the last column is not padded. */
-		if (i + 1 < h->nr_keys)
-			pad(out, w[i] - (int)len);
+		if (i + 1 < h->nr_keys && w[i] > (int)len) {
+			memset(line + n, ' ', (size_t)w[i] - len);
+			n += (size_t)w[i] - len;
+		}
 	}
-	fputc('\n', out);
+	line[n++] = '\n';
+	fwrite(line, 1, n, out);
 }
 
 /* A call-chain frame as perf names it: the symbol, else the address. */

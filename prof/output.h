@@ -25,8 +25,8 @@ struct output_opts {
  */
 void output_unfinished(const struct session *s, const char *prefix, FILE *out);
 
-/* One cell of a sort-key column, as perf prints it, sanitized. */
-void output_cell(const struct hist_entry *e, enum sort_key key, char *buf, size_t size);
+/* One cell of a sort-key column, as perf prints it, sanitized; returns its length. */
+size_t output_cell(const struct hist_entry *e, enum sort_key key, char *buf, size_t size);
 /* The column header of a sort key ("Symbol", "Guest", ...). */
 const char *output_header(enum sort_key key);
 

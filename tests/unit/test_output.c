@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <inttypes.h>
 
 #include "output.h"
 
@@ -69,12 +70,57 @@ static void test_shares(void **state)
 			check_one(100.0 * (double)part / (double)total);
 }
 
+/* An unresolved address prints as perf prints it: "[.] 0x%016" PRIx64. */
+static void test_address_cells(void **state)
+{
+	static const uint64_t addrs[] = {
+		0,	   1, 0xf, 0x10, 0x401136, 0x7f0123456789, 0xffffffff81000000ULL,
+		UINT64_MAX};
+	struct hist_entry e = {0};
+
+	(void)state;
+	e.key.level = LEVEL_USER;
+	for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+		char got[64], want[64];
+		size_t n;
+
+		e.key.addr = addrs[i];
+		n = output_cell(&e, SORT_SYM, got, sizeof(got));
+		snprintf(want, sizeof(want), "[.] 0x%016" PRIx64, addrs[i]);
+		assert_string_equal(got, want);
+		assert_int_equal(n, strlen(want));
+	}
+	/* Too small a buffer: cut, never overrun, length of what is there. */
+	e.key.addr = 0x401136;
+	assert_int_equal(output_cell(&e, SORT_SYM, (char[8]){0}, 8), 7);
+}
+
+/* Each cell's returned length is the length of what it wrote. */
+static void test_cell_lengths(void **state)
+{
+	struct hist_entry e = {0};
+
+	(void)state;
+	e.key.comm = "cc1\x1b[2J";
+	e.key.pid = 42;
+	e.key.cpu = 3;
+	e.key.vcpu = -1;
+	e.key.cr3 = 0x1234000;
+	e.key.level = LEVEL_KERNEL;
+	for (int k = 0; k < SORT__MAX; k++) {
+		char buf[64];
+		size_t n = output_cell(&e, (enum sort_key)k, buf, sizeof(buf));
+
+		assert_int_equal(n, strlen(buf));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exact_ties),
-		cmocka_unit_test(test_edges),
-		cmocka_unit_test(test_shares),
+		cmocka_unit_test(test_exact_ties),   cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_shares),	     cmocka_unit_test(test_address_cells),
+		cmocka_unit_test(test_cell_lengths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -220,7 +220,7 @@ int cmd_diff(int argc, char **argv)
 
 	if (parse_diff_args(argc, argv, &o))
 		return 2;
-	hashmap_init(&t.index);
+	hashindex_init(&t.index);
 	ret = read_side(&o, DIFF_OLD, &t, &err);
 	if (!ret)
 		ret = read_side(&o, DIFF_NEW, &t, &err);

@@ -15,7 +15,7 @@ void diff_table_init(struct diff_table *t, const struct hists *h)
 	memset(t, 0, sizeof(*t));
 	memcpy(t->keys, h->keys, sizeof(t->keys));
 	t->nr_keys = h->nr_keys;
-	hashmap_init(&t->index);
+	hashindex_init(&t->index);
 }
 
 static void free_row(struct diff_row *r, size_t nr_keys)
@@ -32,7 +32,7 @@ void diff_table_release(struct diff_table *t)
 	for (size_t i = 0; i < t->nr; i++)
 		free_row(t->rows[i], t->nr_keys);
 	free(t->rows);
-	hashmap_release(&t->index);
+	hashindex_release(&t->index);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -108,19 +108,22 @@ static bool append(struct diff_table *t, struct diff_row *r)
 	return true;
 }
 
+static bool row_has_key(const void *row, const void *key)
+{
+	return !strcmp(((const struct diff_row *)row)->key, key);
+}
+
 /* The row with @r's key, or @r itself added as a new one; NULL without memory. */
 static struct diff_row *find_or_add(struct diff_table *t, struct diff_row *r)
 {
 	uint64_t hash = hash_bytes(r->key, strlen(r->key));
-	struct diff_row *head = hashmap_get(&t->index, hash), *x;
+	struct diff_row *x = hashindex_find(&t->index, hash, row_has_key, r->key);
 
-	for (x = head; x; x = x->next_same_hash)
-		if (!strcmp(x->key, r->key))
-			return x;
+	if (x)
+		return x;
 	if (!append(t, r))
 		return NULL;
-	r->next_same_hash = head;
-	if (hashmap_put(&t->index, hash, r)) {
+	if (hashindex_add(&t->index, hash, r)) {
 		t->nr--;
 		return NULL;
 	}

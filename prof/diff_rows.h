@@ -21,7 +21,6 @@ struct diff_row {
 	char **cells; /* one per key, sanitized, as diff prints them */
 	char *key;    /* the cells joined: what rows are matched by */
 	uint64_t period[2];
-	struct diff_row *next_same_hash;
 };
 
 struct diff_table {
@@ -30,7 +29,7 @@ struct diff_table {
 	struct diff_row **rows;
 	size_t nr;
 	size_t alloc;
-	struct hashmap index; /* hash of key -> chain of rows */
+	struct hashindex index; /* rows by the hash of their key */
 	uint64_t total[2];
 	bool has_guests; /* some row is a guest's */
 };

@@ -47,11 +47,10 @@ struct export_stack {
 	struct export_frame *frames; /* leaf first */
 	uint64_t count;
 	uint64_t period;
-	struct export_stack *next_same_hash;
 };
 
 struct export_profile {
-	struct hashmap index; /* hash of stack and labels -> chain of stacks */
+	struct hashindex index; /* stacks by the hash of their frames and labels */
 	struct export_stack **stacks;
 	size_t nr;
 	size_t alloc;

@@ -29,7 +29,7 @@ void export_profile_init(struct export_profile *p, const char *event,
 			 const struct symbol_opts *sopts)
 {
 	memset(p, 0, sizeof(*p));
-	hashmap_init(&p->index);
+	hashindex_init(&p->index);
 	sanitize(event, p->event, sizeof(p->event));
 	p->period_is_ns = !strcmp(event, "cpu-clock") || !strcmp(event, "task-clock");
 	p->sopts = sopts;
@@ -42,7 +42,7 @@ void export_profile_release(struct export_profile *p)
 		free(p->stacks[i]);
 	}
 	free(p->stacks);
-	hashmap_release(&p->index);
+	hashindex_release(&p->index);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -122,20 +122,24 @@ static struct export_stack *new_stack(struct export_profile *p,
 	return st;
 }
 
+static bool stack_is(const void *stack, const void *key)
+{
+	return same_stack(stack, key);
+}
+
 static struct export_stack *find_or_add(struct export_profile *p,
 					const struct export_stack *key)
 {
 	uint64_t hash = stack_hash(key);
-	struct export_stack *head = hashmap_get(&p->index, hash), *st;
+	struct export_stack *st = hashindex_find(&p->index, hash, stack_is, key);
 
-	for (st = head; st; st = st->next_same_hash)
-		if (same_stack(st, key))
-			return st;
+	if (st)
+		return st;
 	st = new_stack(p, key);
 	if (!st)
 		return NULL;
-	st->next_same_hash = head;
-	return hashmap_put(&p->index, hash, st) ? NULL : st;
+	/* Without an index slot the stack stays listed and is freed with the rest. */
+	return hashindex_add(&p->index, hash, st) ? NULL : st;
 }
 
 int export_profile_add(void *profile, const struct pd_sample *ps,

@@ -48,7 +48,7 @@ int hists_init(struct hists *h, const char *sort_spec, struct kp_err *err)
 	char *spec = strdup(sort_spec), *save = NULL, *tok;
 
 	memset(h, 0, sizeof(*h));
-	hashmap_init(&h->index);
+	hashindex_init(&h->index);
 	if (!spec)
 		return kp_errorf(err, ENOMEM, "out of memory");
 	for (tok = strtok_r(spec, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -76,6 +76,9 @@ int hists_init(struct hists *h, const char *sort_spec, struct kp_err *err)
 	h->uses_level = hists_has_key(h, SORT_SYM) || hists_has_key(h, SORT_CPUMODE);
 	h->uses_vcpu = hists_has_key(h, SORT_VCPU);
 	h->uses_cr3 = hists_has_key(h, SORT_CR3);
+	h->keeps_dso = hists_has_key(h, SORT_DSO);
+	h->keeps_sym = hists_has_key(h, SORT_SYM);
+	h->keeps_guest = hists_has_key(h, SORT_GUEST);
 	return 0;
 }
 
@@ -96,58 +99,31 @@ static void free_entry(struct hist_entry *e)
 
 void hists_release(struct hists *h)
 {
-	hashmap_release(&h->index);
+	hashindex_release(&h->index);
 	for (size_t i = 0; i < h->nr_entries; i++)
 		free_entry(h->entries[i]);
 	free(h->entries);
 	memset(h, 0, sizeof(*h));
 }
 
-/* Keep only the fields the sort keys look at, so equal rows share an entry. */
+/*
+ * Keep only the fields the sort keys look at, so equal rows share an entry:
+ * pid shows the comm too; perf's sym column shows the level and, when
+ * unresolved, the address; cpumode is the level.
+ */
 static void mask_key(const struct hists *h, const struct hist_key *in,
 		     struct hist_key *out)
 {
-	memset(out, 0, sizeof(*out));
-	out->vcpu = out->cpu = out->pid = -1;
-	out->level = -1;
-	for (size_t i = 0; i < h->nr_keys; i++) {
-		switch (h->keys[i]) {
-		case SORT_COMM:
-			out->comm = in->comm;
-			break;
-		case SORT_PID:
-			out->pid = in->pid;
-			out->comm = in->comm;
-			break;
-		case SORT_DSO:
-			out->dso = in->dso;
-			break;
-		case SORT_SYM:
-			/* perf's sym column shows the level and, when unresolved, the
-			 * address. */
-			out->sym = in->sym;
-			out->level = in->level;
-			out->addr = in->sym ? 0 : in->addr;
-			break;
-		case SORT_GUEST:
-			out->guest = in->guest;
-			break;
-		case SORT_VCPU:
-			out->vcpu = in->vcpu;
-			break;
-		case SORT_CPU:
-			out->cpu = in->cpu;
-			break;
-		case SORT_CPUMODE:
-			out->level = in->level;
-			break;
-		case SORT_CR3:
-			out->cr3 = in->cr3;
-			break;
-		default:
-			break;
-		}
-	}
+	out->comm = h->uses_comm ? in->comm : NULL;
+	out->pid = h->uses_pid ? in->pid : -1;
+	out->dso = h->keeps_dso ? in->dso : NULL;
+	out->sym = h->keeps_sym ? in->sym : NULL;
+	out->addr = h->keeps_sym && !in->sym ? in->addr : 0;
+	out->guest = h->keeps_guest ? in->guest : NULL;
+	out->vcpu = h->uses_vcpu ? in->vcpu : -1;
+	out->cr3 = h->uses_cr3 ? in->cr3 : 0;
+	out->cpu = h->uses_cpu ? in->cpu : -1;
+	out->level = h->uses_level ? in->level : -1;
 }
 
 static bool same_key(const struct hist_key *a, const struct hist_key *b)
@@ -199,20 +175,23 @@ static struct hist_entry *new_entry(struct hists *h, const struct hist_key *k)
 	return e;
 }
 
-/* Entries whose keys share a 64-bit hash are chained through next_same_hash. */
+static bool entry_has_key(const void *entry, const void *key)
+{
+	return same_key(&((const struct hist_entry *)entry)->key, key);
+}
+
 static struct hist_entry *find_or_add(struct hists *h, const struct hist_key *k)
 {
 	uint64_t hash = key_hash(k);
-	struct hist_entry *head = hashmap_get(&h->index, hash), *e;
+	struct hist_entry *e = hashindex_find(&h->index, hash, entry_has_key, k);
 
-	for (e = head; e; e = e->next_same_hash)
-		if (same_key(&e->key, k))
-			return e;
+	if (e)
+		return e;
 	e = new_entry(h, k);
 	if (!e)
 		return NULL;
-	e->next_same_hash = head;
-	return hashmap_put(&h->index, hash, e) ? NULL : e;
+	/* Without an index slot the entry stays listed and is freed with the rest. */
+	return hashindex_add(&h->index, hash, e) ? NULL : e;
 }
 
 void hists_add_to(struct hists *h, struct hist_entry *e, int level, uint64_t period)
@@ -285,8 +264,7 @@ int hists_decay(struct hists *h, unsigned num, unsigned den)
 	size_t kept = 0;
 	int ret = 0;
 
-	hashmap_release(&h->index);
-	hashmap_init(&h->index);
+	hashindex_release(&h->index);
 	h->total_period = h->total_samples = 0;
 	memset(h->level_period, 0, sizeof(h->level_period));
 	for (size_t i = 0; i < h->nr_entries; i++) {
@@ -297,8 +275,7 @@ int hists_decay(struct hists *h, unsigned num, unsigned den)
 			free_entry(e);
 			continue;
 		}
-		e->next_same_hash = hashmap_get(&h->index, hash);
-		if (hashmap_put(&h->index, hash, e))
+		if (hashindex_add(&h->index, hash, e))
 			ret = -ENOMEM;
 		h->entries[kept++] = e;
 	}

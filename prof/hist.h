@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "base/base.h"
+#include "base/hashindex.h"
 #include "machine/machine.h"
 
 enum sort_key {
@@ -58,7 +59,6 @@ struct cc_node;
 
 struct hist_entry {
 	struct hist_key key;
-	struct hist_entry *next_same_hash;
 	uint64_t period; /* "Self": the samples whose own address is this row's */
 	uint64_t samples;
 	uint64_t level_period[LEVEL__MAX];
@@ -72,7 +72,7 @@ struct hist_entry {
 struct hists {
 	enum sort_key keys[SORT__MAX];
 	size_t nr_keys;
-	struct hashmap index;	     /* hash of the masked key -> entry chain */
+	struct hashindex index;	     /* entries by the hash of their masked key */
 	struct hist_entry **entries; /* for sorting and output */
 	size_t nr_entries;
 	size_t alloc;
@@ -86,6 +86,10 @@ struct hists {
 	bool uses_level;
 	bool uses_vcpu;
 	bool uses_cr3;
+	/* Which fields a row's key keeps (mask_key), from the sort keys. */
+	bool keeps_dso;
+	bool keeps_sym;
+	bool keeps_guest;
 };
 
 /* Parse "comm,dso,sym": unknown keys fail with a message naming them. */

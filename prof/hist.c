@@ -49,6 +49,7 @@ int hists_init(struct hists *h, const char *sort_spec, struct kp_err *err)
 
 	memset(h, 0, sizeof(*h));
 	hashindex_init(&h->index);
+	pool_init(&h->pool, sizeof(struct hist_entry));
 	if (!spec)
 		return kp_errorf(err, ENOMEM, "out of memory");
 	for (tok = strtok_r(spec, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -90,18 +91,20 @@ bool hists_has_key(const struct hists *h, enum sort_key key)
 	return false;
 }
 
-static void free_entry(struct hist_entry *e)
+static void free_entry(struct hists *h, struct hist_entry *e)
 {
 	if (e->chain)
 		callchain_free(e->chain, true);
-	free(e);
+	pool_free(&h->pool, e);
 }
 
 void hists_release(struct hists *h)
 {
 	hashindex_release(&h->index);
 	for (size_t i = 0; i < h->nr_entries; i++)
-		free_entry(h->entries[i]);
+		if (h->entries[i]->chain)
+			callchain_free(h->entries[i]->chain, true);
+	pool_release(&h->pool);
 	free(h->entries);
 	memset(h, 0, sizeof(*h));
 }
@@ -155,7 +158,7 @@ static uint64_t key_hash(const struct hist_key *k)
 
 static struct hist_entry *new_entry(struct hists *h, const struct hist_key *k)
 {
-	struct hist_entry *e = calloc(1, sizeof(*e));
+	struct hist_entry *e = pool_zalloc(&h->pool);
 
 	if (!e)
 		return NULL;
@@ -164,7 +167,7 @@ static struct hist_entry *new_entry(struct hists *h, const struct hist_key *k)
 		struct hist_entry **p = realloc(h->entries, alloc * sizeof(*p));
 
 		if (!p) {
-			free(e);
+			pool_free(&h->pool, e);
 			return NULL;
 		}
 		h->entries = p;
@@ -272,7 +275,7 @@ int hists_decay(struct hists *h, unsigned num, unsigned den)
 		uint64_t hash = key_hash(&e->key);
 
 		if (!decay_entry(h, e, num, den)) {
-			free_entry(e);
+			free_entry(h, e);
 			continue;
 		}
 		if (hashindex_add(&h->index, hash, e))

@@ -13,6 +13,7 @@
 
 #include "base/base.h"
 #include "base/hashindex.h"
+#include "base/pool.h"
 #include "machine/machine.h"
 
 enum sort_key {
@@ -73,6 +74,7 @@ struct hists {
 	enum sort_key keys[SORT__MAX];
 	size_t nr_keys;
 	struct hashindex index;	     /* entries by the hash of their masked key */
+	struct pool pool;	     /* where the entries live */
 	struct hist_entry **entries; /* for sorting and output */
 	size_t nr_entries;
 	size_t alloc;

@@ -3,6 +3,9 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "hugepages.h"
 
 void hashindex_init(struct hashindex *x)
 {
@@ -30,10 +33,12 @@ static void place(struct hashindex_slot *slots, size_t mask, uint64_t hash, void
 static int grow(struct hashindex *x)
 {
 	size_t cap = x->slots ? (x->mask + 1) * 2 : 64;
-	struct hashindex_slot *slots = calloc(cap, sizeof(*slots));
+	/* Probed at random: on huge pages once big (a TLB miss per probe otherwise). */
+	struct hashindex_slot *slots = kp_alloc_huge(cap * sizeof(*slots));
 
 	if (!slots)
 		return -ENOMEM;
+	memset(slots, 0, cap * sizeof(*slots));
 	for (size_t i = 0; x->slots && i <= x->mask; i++)
 		if (x->slots[i].item)
 			place(slots, cap - 1, x->slots[i].hash, x->slots[i].item);

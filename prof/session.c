@@ -594,11 +594,12 @@ static int add_cached(struct session *s, struct hists *h, struct resolve_entry *
 /* The command name of a sample's thread, perf's ":TID" when never seen. */
 static const char *sample_comm(struct session *s, int pid, int tid)
 {
-	struct thread *t = s->last_thread;
+	struct thread **recent =
+		&s->recent_threads[(unsigned int)tid & (MACHINE_RECENT - 1)];
+	struct thread *t = *recent;
 
 	if (!t || t->tid != tid || t->pid != pid)
-		t = s->last_thread =
-			machine_thread(&s->machines, &s->machines.host, pid, tid);
+		t = *recent = machine_thread(&s->machines, &s->machines.host, pid, tid);
 	if (t && !t->comm) {
 		char name[24];
 

@@ -102,9 +102,10 @@ struct session {
 	uint64_t level_samples[LEVEL__MAX];
 	uint64_t filtered;
 	struct resolve_entry *cache;
-	struct thread *last_thread; /* samples come in runs from one thread */
-	const char *vcpu_comm;	    /* the last vCPU thread name parsed, interned */
-	int vcpu_of_comm;	    /* and its vCPU index, -1 none */
+	/* Recent samples' threads, by tid: each CPU's come in runs of one. */
+	struct thread *recent_threads[MACHINE_RECENT];
+	const char *vcpu_comm; /* the last vCPU thread name parsed, interned */
+	int vcpu_of_comm;      /* and its vCPU index, -1 none */
 	uint64_t cache_gen;
 	char host_kernel_source[256];
 	bool host_kernel_tried;

@@ -243,17 +243,18 @@ int machine_add_map(struct machines *ms, struct machine *m, int pid, uint64_t st
 	return 0;
 }
 
-/* The maps of process @pid, or NULL: the last one asked for first. */
+/* The maps of process @pid, or NULL: recent ones without hashing. */
 static struct mapgroup *lookup_group(struct machine *m, int pid)
 {
+	unsigned int slot = (unsigned int)pid & (MACHINE_RECENT - 1);
 	struct mapgroup *g;
 
-	if (m->last_group && m->last_pid == pid)
-		return m->last_group;
+	if (m->recent_groups[slot].group && m->recent_groups[slot].pid == pid)
+		return m->recent_groups[slot].group;
 	g = mapgroup_of(m, pid, false);
 	if (g) {
-		m->last_pid = pid;
-		m->last_group = g;
+		m->recent_groups[slot].pid = pid;
+		m->recent_groups[slot].group = g;
 	}
 	return g;
 }

@@ -24,6 +24,9 @@ struct map {
 	struct dso *dso;
 };
 
+/* How many recently used processes and threads are remembered (a power of two). */
+#define MACHINE_RECENT 64
+
 struct mapgroup {
 	struct map *maps; /* sorted by start, non-overlapping */
 	size_t nr;
@@ -61,9 +64,15 @@ struct machine {
 	char modules_source[600];
 	struct hashmap threads; /* tid -> struct thread */
 	struct hashmap procs;	/* pid -> struct mapgroup */
-	/* The latest lookup's process: groups live as long as the machine. */
-	int last_pid;
-	struct mapgroup *last_group;
+	/*
+	 * Recent lookups' processes, by pid: samples from each CPU come in runs
+	 * of one process, and the CPUs' samples interleave. Groups live as long
+	 * as the machine.
+	 */
+	struct {
+		int pid;
+		struct mapgroup *group;
+	} recent_groups[MACHINE_RECENT];
 	uint64_t samples;
 };
 

@@ -133,6 +133,44 @@ static void test_vcpu_from_thread_names(void **state)
 	write_samples(); /* the file the other tests read */
 }
 
+/*
+ * Threads whose samples interleave, remembered in the same place (tids
+ * MACHINE_RECENT apart): each sample still counts under its own name.
+ */
+static void test_interleaved_threads(void **state)
+{
+	const int a = 700, b = 700 + MACHINE_RECENT;
+	struct symbol_opts so = {.guestkallsyms = kallsyms, .guestmount = dir};
+	struct guest_recording r;
+	struct kp_err err = {0};
+	struct session s;
+	const struct hists *h;
+
+	(void)state;
+	recording_begin(&r, data);
+	recording_comm(&r, a, a, "alpha");
+	recording_comm(&r, b, b, "beta");
+	for (int i = 0; i < 3 * SAMPLES; i++)
+		recording_thread_sample(&r, i % 3 ? (uint32_t)a : (uint32_t)b,
+					i % 3 ? (uint32_t)a : (uint32_t)b,
+					PERF_RECORD_MISC_USER, 0x401000, -1, 0, PERIOD);
+	recording_finish(&r);
+	assert_int_equal(session_open(&s, data, "comm", &so, &err), 0);
+	assert_int_equal(session_process(&s, &err), 0);
+	h = &s.hists[0];
+	assert_int_equal(h->nr_entries, 2);
+	for (size_t i = 0; i < h->nr_entries; i++) {
+		const char *comm = h->entries[i]->key.comm;
+
+		assert_non_null(comm);
+		assert_int_equal(h->entries[i]->samples,
+				 strcmp(comm, "alpha") ? SAMPLES : 2 * SAMPLES);
+		assert_true(!strcmp(comm, "alpha") || !strcmp(comm, "beta"));
+	}
+	session_close(&s);
+	write_samples(); /* the file the other tests read */
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -158,6 +196,7 @@ int main(void)
 		cmocka_unit_test(test_row_per_cr3),
 		cmocka_unit_test(test_row_per_vcpu_and_cr3),
 		cmocka_unit_test(test_vcpu_from_thread_names),
+		cmocka_unit_test(test_interleaved_threads),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -111,6 +111,13 @@ static void test_lookup_across_processes(void **state)
 	add(ms, 30, 0x1000, 0x1000, "/thirty");
 	assert_string_equal(dso_at(ms, 30, 0x1800), "/thirty");
 	assert_string_equal(dso_at(ms, 10, 0x1800), "/ten");
+	/* Processes remembered in the same place: pids MACHINE_RECENT apart. */
+	add(ms, 10 + MACHINE_RECENT, 0x1000, 0x1000, "/other");
+	for (int i = 0; i < 3; i++) {
+		assert_string_equal(dso_at(ms, 10 + MACHINE_RECENT, 0x1800), "/other");
+		assert_string_equal(dso_at(ms, 10, 0x1800), "/ten");
+	}
+	assert_null(dso_at(ms, 10 + 2 * MACHINE_RECENT, 0x1800));
 }
 
 /* A fork copies the parent's maps; the child's own mmaps stay its own. */

@@ -915,24 +915,43 @@ int session_deliver(void *ctx, const struct ordered_event *e, struct kp_err *err
 			 : on_record(s, e->ev, err);
 }
 
-int session_process(struct session *s, struct kp_err *err)
+/* Queue or deliver one record of the file; a round's end delivers the round. */
+static int take_record(struct session *s, const struct perf_event_header *ev,
+		       struct kp_err *err)
+{
+	if (ev->type == PD_RECORD_FINISHED_ROUND)
+		return ordered_events_flush(&s->oe, err);
+	if (ev->type >= 64)
+		return 0; /* perf's own header records: nothing to model */
+	return ordered_events_queue(&s->oe, ev, err);
+}
+
+static int read_records(struct session *s, struct pd_stream *st, struct kp_err *err)
 {
 	const struct perf_event_header *ev;
-	uint64_t pos = 0;
+	intptr_t moved;
 	int ret;
 
-	while ((ret = pd_next(s->file, &pos, &ev, err)) > 0) {
-		if (ev->type == PD_RECORD_FINISHED_ROUND)
-			ret = ordered_events_flush(&s->oe, err);
-		else if (ev->type >= 64)
-			ret = 0; /* perf's own header records: nothing to model */
-		else
-			ret = ordered_events_queue(&s->oe, ev, err);
+	while ((ret = pd_stream_next(st, &ev, &moved, err)) > 0) {
+		if (moved)
+			ordered_events_rebase(&s->oe, moved);
+		ret = take_record(s, ev, err);
 		if (ret)
-			break;
+			return ret;
+		if (!ordered_events_holding(&s->oe))
+			pd_stream_release(st);
 	}
+	return ret ? ret : ordered_events_flush(&s->oe, err);
+}
+
+int session_process(struct session *s, struct kp_err *err)
+{
+	struct pd_stream st;
+	int ret = pd_stream_open(&st, s->file, 0, err);
+
 	if (!ret)
-		ret = ordered_events_flush(&s->oe, err);
+		ret = read_records(s, &st, err);
+	pd_stream_close(&st);
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < s->file->nr_evsels; i++)

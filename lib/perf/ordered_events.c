@@ -186,6 +186,12 @@ int ordered_events_flush(struct ordered_events *oe, struct kp_err *err)
 	return ret;
 }
 
+void ordered_events_rebase(struct ordered_events *oe, intptr_t delta)
+{
+	for (size_t i = 0; i < oe->nr; i++)
+		oe->evs[i] = (const void *)((uintptr_t)oe->evs[i] + (uintptr_t)delta);
+}
+
 int ordered_events_queue(struct ordered_events *oe, const struct perf_event_header *ev,
 			 struct kp_err *err)
 {

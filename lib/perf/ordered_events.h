@@ -62,6 +62,15 @@ void ordered_events_init(struct ordered_events *oe, const struct pd_file *f,
 int ordered_events_queue(struct ordered_events *oe, const struct perf_event_header *ev,
 			 struct kp_err *err);
 
+/* The queued records moved by @delta bytes (their reader refilled its buffer). */
+void ordered_events_rebase(struct ordered_events *oe, intptr_t delta);
+
+/* Does the queue hold records? Their memory must stay until the flush. */
+static inline bool ordered_events_holding(const struct ordered_events *oe)
+{
+	return oe->nr;
+}
+
 /* Deliver the queued records in time order: at FINISHED_ROUND and at the end. */
 int ordered_events_flush(struct ordered_events *oe, struct kp_err *err);
 

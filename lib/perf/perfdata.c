@@ -57,12 +57,13 @@ static int map_file(struct pd_file *f, struct kp_err *err)
 		return kp_errorf(err, EINVAL,
 				 "%s: %lld bytes, too short for a perf.data header",
 				 f->path, (long long)sb.st_size);
-	/* The whole file is read front to back: fault it in at once. */
-	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f->fd,
-		   0);
+	/*
+	 * Headers and features are read through the mapping; the data section,
+	 * nearly all of the file, through a pd_stream.
+	 */
+	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, f->fd, 0);
 	if (map == MAP_FAILED)
 		return kp_errorf(err, errno, "%s: mmap: %s", f->path, strerror(errno));
-	madvise(map, (size_t)sb.st_size, MADV_SEQUENTIAL);
 	f->map = map;
 	f->size = (size_t)sb.st_size;
 	f->owns_map = true;

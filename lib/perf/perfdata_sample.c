@@ -200,9 +200,10 @@ static void take_id_fields(struct cursor *c, uint64_t t, bool with_addr,
 static int bad_record(const struct pd_file *f, const struct perf_event_header *ev,
 		      const char *what, struct kp_err *err)
 {
-	uint64_t off = (uint64_t)((const uint8_t *)ev - f->map);
+	uint64_t off;
 
-	if (!f->map) /* a live session's record: it has no offset */
+	if (!pd_record_offset(f, ev,
+			      &off)) /* a live session's record: it has no offset */
 		return kp_errorf(err, EINVAL, "%s: %s", f->path, what);
 	return kp_errorf(err, EINVAL, "%s: offset %#llx: %s", f->path,
 			 (unsigned long long)off, what);

@@ -13,19 +13,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct kp_err err = { 0 };
 	struct pd_file *f;
 	struct kvmfeat kf;
-	uint64_t pos = 0;
+	struct pd_stream st;
+	intptr_t moved;
 
 	if (pd_open_memory(data, size, "fuzz", &f, &err))
 		return 0;
-	while (pd_next(f, &pos, &ev, &err) == 1) {
+	/*
+	 * Through a small stream buffer, held records released only at each
+	 * round's end, as a session reads: refills move what is held.
+	 */
+	if (pd_stream_open(&st, f, 256, &err)) {
+		pd_close(f);
+		return 0;
+	}
+	while (pd_stream_next(&st, &ev, &moved, &err) == 1) {
 		struct pd_sample s;
 
 		if (ev->type == PERF_RECORD_SAMPLE)
 			pd_parse_sample(f, ev, &s, &err);
 		else
 			pd_parse_id_trailer(f, ev, &s, &err);
+		if (ev->type == PD_RECORD_FINISHED_ROUND)
+			pd_stream_release(&st);
 		kp_err_clear(&err);
 	}
+	pd_stream_close(&st);
 	/* kvmprof's own features: the embedded host symbols and guest contexts. */
 	if (f->host_ksyms) {
 		struct symtab *st;

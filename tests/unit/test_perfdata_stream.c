@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "perf/perf.h"
-#include "test_sample.h"
+#include "guest_recording.h"
 
 static char dir[] = "/tmp/kvmprof-stream.XXXXXX";
 static char path[256];
@@ -33,18 +33,10 @@ static bool round_ends_after(int i)
 
 static void write_file(void)
 {
-	struct perf_event_attr attr = {0};
-	struct pd_writer *w;
+	struct guest_recording r;
 	struct kp_err err = {0};
-	uint64_t id = 7;
 
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	attr.sample_type = SAMPLE_TYPE;
-	attr.sample_id_all = 1;
-	assert_int_equal(pd_writer_create(path, &w, &err), 0);
-	assert_int_equal(pd_writer_add_evsel(w, &attr, "cpu-clock", &id, 1), 0);
-	assert_int_equal(pd_writer_begin_data(w, &err), 0);
+	recording_begin(&r, path);
 	for (int i = 0; i < NR_RECORDS; i++) {
 		/* A record of 8..512 bytes whose every byte says where it is. */
 		uint8_t rec[512];
@@ -54,15 +46,17 @@ static void write_file(void)
 		for (size_t b = 0; b < len; b++)
 			rec[b] = (uint8_t)(i + b);
 		memcpy(rec, &h, sizeof(h));
-		assert_int_equal(pd_writer_append(w, rec, len, &err), 0);
+		assert_int_equal(pd_writer_append(r.w, rec, len, &err), 0);
 		if (round_ends_after(i)) {
-			struct perf_event_header r = {PD_RECORD_FINISHED_ROUND, 0,
-						      sizeof(r)};
+			struct perf_event_header round = {PD_RECORD_FINISHED_ROUND, 0,
+							  sizeof(round)};
 
-			assert_int_equal(pd_writer_append(w, &r, sizeof(r), &err), 0);
+			assert_int_equal(
+				pd_writer_append(r.w, &round, sizeof(round), &err), 0);
 		}
 	}
-	assert_int_equal(pd_writer_finish(w, &err), 0);
+	assert_int_equal(pd_writer_finish(r.w, &err), 0);
+	guestctx_table_release(&r.ctx);
 }
 
 static int setup(void **state)

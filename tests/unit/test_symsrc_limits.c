@@ -65,7 +65,16 @@ static void expect_refused(struct outcome o, long rss_max_kb)
 	assert_int_equal(o.ret, -EFBIG);
 	assert_non_null(strstr(o.msg, path));
 	assert_non_null(strstr(o.msg, lim));
+	/*
+	 * Under AddressSanitizer realloc() copies where glibc's remaps a large
+	 * block, so a buffer grown by doubling is resident twice over: the
+	 * bound is the plain build's (make check), not the sanitizer's.
+	 */
+#ifndef __SANITIZE_ADDRESS__
 	assert_true(o.rss_kb < rss_max_kb);
+#else
+	(void)rss_max_kb;
+#endif
 }
 
 static FILE *create(const char *name)

@@ -638,23 +638,16 @@ static bool resolve_host_sample(struct session *s, const struct pd_sample *ps,
 				struct resolve_entry **found)
 {
 	struct machine *host = &s->machines.host;
-	struct resolve_key key;
-	bool cacheable = resolve_key_of(k->level, ps->pid, ps->ip, host, &key);
-	struct resolve_entry *e = cacheable ? cache_find(s, key.at, key.owner) : NULL;
+	/* A fresh entry (a miss) has no row yet: only a hit can take the fast path. */
+	struct resolve_entry *e = resolve_cached(s, ps->pid, ps->ip, host, k);
 
 	count_sample(s, host, k->level);
-	if (!e) {
-		*found = resolve_miss(s, &key, cacheable, ps->ip, host, k);
-		return false;
-	}
 	*found = e;
-	if (!s->frame_fn && !s->chains.children && !s->chains.graph &&
-	    row_matches(e, h, k->comm, k->pid, k->cpu, k->level)) {
-		hists_add_to(h, e->row, k->level, ps->period);
-		return true;
-	}
-	take_cached(e, k);
-	return false;
+	if (!e || s->frame_fn || s->chains.children || s->chains.graph ||
+	    !row_matches(e, h, k->comm, k->pid, k->cpu, k->level))
+		return false;
+	hists_add_to(h, e->row, k->level, ps->period);
+	return true;
 }
 
 /*

@@ -23,6 +23,9 @@ int pd_stream_open(struct pd_stream *st, struct pd_file *f, size_t buf_size,
 	st->f = f;
 	f->stream = st;
 	st->cap = buf_size ? buf_size : STREAM_BUF;
+	/* A small file needs no more: 4 MiB of huge pages is a cost to clear. */
+	if (!buf_size && f->header.data.size < st->cap)
+		st->cap = f->header.data.size > 8 ? (size_t)f->header.data.size : 8;
 	st->buf = kp_alloc_huge(st->cap);
 	if (!st->buf)
 		return kp_errorf(err, ENOMEM, "%s: out of memory", f->path);

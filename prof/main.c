@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kvmprof: a profiler for KVM hosts that names guest kernel addresses.
- * This file only dispatches to the commands.
+ * This file only dispatches to the commands, with what they all share: the
+ * symbol cache.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "builtin.h"
 #include "base/base.h"
+#include "ksym/ksym.h"
 
 struct command {
 	const char *name;
@@ -32,7 +35,30 @@ static void usage(FILE *out)
 		     "       kvmprof --version\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
-	fprintf(out, "\nkvmprof COMMAND --help shows a command's options.\n");
+	fprintf(out, "\nkvmprof COMMAND --help shows a command's options.\n"
+		     "\nSymbols decoded from kernel images (vmlinuz) are cached in\n"
+		     "$KVMPROF_SYMBOL_CACHE, else $XDG_CACHE_HOME/kvmprof/symbols, else\n"
+		     "~/.cache/kvmprof/symbols; KVMPROF_SYMBOL_CACHE= (empty) turns that "
+		     "off.\n");
+}
+
+/* Said once: a report may load several images, each failing the same way. */
+static void cache_warn(const struct kp_err *err)
+{
+	static bool said;
+
+	if (said)
+		return;
+	said = true;
+	kp_err_print(stderr, "kvmprof: warning: symbol cache not written", err);
+}
+
+static void use_symbol_cache(void)
+{
+	char dir[4096];
+
+	if (symcache_default_dir(dir, sizeof(dir)))
+		symsrc_set_cache(dir, cache_warn);
 }
 
 int main(int argc, char **argv)
@@ -50,6 +76,7 @@ int main(int argc, char **argv)
 		printf("%s\n", kp_version_line);
 		return 0;
 	}
+	use_symbol_cache();
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);

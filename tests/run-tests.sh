@@ -25,6 +25,10 @@ BUILD=$(cd "$REPO" && cd "$BUILD" && pwd)
 LOGS=$BUILD/test-logs
 FUZZ_SECONDS=${FUZZ_SECONDS:-10}
 mkdir -p "$LOGS"
+# A symbol cache of the run's own, empty at its start: the suites see both
+# decoding and the cache, and nothing is left in the user's home.
+export KVMPROF_SYMBOL_CACHE=$BUILD/test-symcache
+rm -rf "$KVMPROF_SYMBOL_CACHE"
 
 passed=0 failed=0 skipped=0
 failures=()

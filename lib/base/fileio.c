@@ -116,6 +116,7 @@ int kp_map_file(const char *path, size_t max, struct kp_mapping *m, struct kp_er
 	m->data = p;
 	m->len = (size_t)sb.st_size;
 	m->mapped = true;
+	m->st = sb;
 	return 0;
 }
 

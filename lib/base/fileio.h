@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "err.h"
 
@@ -26,6 +27,7 @@ struct kp_mapping {
 	const void *data;
 	size_t len;
 	bool mapped;
+	struct stat st; /* the mapped file's, from its descriptor (when mapped) */
 };
 
 int kp_map_file(const char *path, size_t max, struct kp_mapping *m, struct kp_err *err);

@@ -124,6 +124,12 @@ static int size_check(const void *payload, size_t plen, enum kp_comp comp, size_
 		kp_comp_name(comp), out_len, want);
 }
 
+/* The kernel's size as the image states it: its own, or the size trailer's. */
+static uint64_t stated_size(const void *payload, size_t plen, enum kp_comp comp)
+{
+	return comp == KP_COMP_NONE ? plen : le32((const uint8_t *)payload + plen - 4);
+}
+
 /*
  * Refuse an oversized kernel before allocating or decompressing anything: an
  * uncompressed payload is its own size, a compressed one states its size in
@@ -133,10 +139,8 @@ static int size_check(const void *payload, size_t plen, enum kp_comp comp, size_
 static int bound_check(const void *payload, size_t plen, enum kp_comp comp, uint64_t max,
 		       struct kp_err *err)
 {
-	uint64_t want = plen;
+	uint64_t want = stated_size(payload, plen, comp);
 
-	if (comp != KP_COMP_NONE)
-		want = le32((const uint8_t *)payload + plen - 4);
 	if (want <= max)
 		return 0;
 	return kp_errorf(err, EFBIG,
@@ -194,6 +198,17 @@ int kimage_extract(const void *buf, size_t len, uint64_t max, void **vmlinux,
 		*vmlinux_len = 0;
 	}
 	return ret;
+}
+
+uint64_t kimage_kernel_size(const void *buf, size_t len)
+{
+	const void *payload;
+	enum kp_comp comp;
+	size_t plen;
+
+	if (kimage_payload(buf, len, &payload, &plen, &comp, NULL))
+		return 0;
+	return stated_size(payload, plen, comp);
 }
 
 int kimage_load_symbols(const void *buf, size_t len, uint64_t max, struct symtab *st,

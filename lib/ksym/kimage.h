@@ -43,6 +43,13 @@ int kimage_extract(const void *buf, size_t len, uint64_t max, void **vmlinux,
 int kallsyms_tables_decode(const void *elf, size_t len, struct symtab *st,
 			   struct kp_err *err);
 
+/*
+ * The size of the kernel in bzImage @buf, as the image states it (an
+ * uncompressed payload's own size, a compressed one's trailer); 0 when
+ * @buf is not a bzImage with a payload.
+ */
+uint64_t kimage_kernel_size(const void *buf, size_t len);
+
 /* bzImage -> symbols: kimage_extract() within @max, then kallsyms_tables_decode(). */
 int kimage_load_symbols(const void *buf, size_t len, uint64_t max, struct symtab *st,
 			struct kp_err *err);

@@ -5,7 +5,9 @@
  * kallsyms tables are decoded directly) becomes the same immutable symbol
  * table (symtab.h), through one entry point (symsrc.h). Decompression and
  * build-ids live here too, since every source needs them, and the KASLR
- * slide a kernel's LSTAR implies (kaslr.h).
+ * slide a kernel's LSTAR implies (kaslr.h); so does a table's compact
+ * serialized form (ksymblob.h), which perf.data embeds and the symbol
+ * cache stores (symcache.h).
  */
 #ifndef KVMPROF_KSYM_H
 #define KVMPROF_KSYM_H
@@ -19,5 +21,7 @@
 #include "decompress.h"
 #include "buildid.h"
 #include "demangle.h"
+#include "ksymblob.h"
+#include "symcache.h"
 
 #endif

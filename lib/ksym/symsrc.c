@@ -2,6 +2,7 @@
 #include "symsrc.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "base/fileio.h"
 #include "kallsyms.h"
 #include "kimage.h"
+#include "symcache.h"
 
 const char *symsrc_kind_name(enum symsrc_kind kind)
 {
@@ -149,6 +151,35 @@ int symsrc_load_buffer(const void *buf, size_t len, const char *what, uint64_t m
 	return 0;
 }
 
+static struct {
+	char dir[4096];
+	symsrc_cache_warn_fn warn;
+} cache;
+
+void symsrc_set_cache(const char *dir, symsrc_cache_warn_fn warn)
+{
+	if (!dir ||
+	    snprintf(cache.dir, sizeof(cache.dir), "%s", dir) >= (int)sizeof(cache.dir))
+		cache.dir[0] = '\0';
+	cache.warn = warn;
+}
+
+/* Only kernel images: every other source parses faster than a lookup pays. */
+static bool cacheable(const struct kp_mapping *map)
+{
+	return cache.dir[0] && map->mapped && kimage_is_bzimage(map->data, map->len);
+}
+
+static void cache_store(const struct kp_mapping *map, const struct symtab *st)
+{
+	struct kp_err err = {0};
+
+	if (symcache_store(cache.dir, &map->st, kimage_kernel_size(map->data, map->len),
+			   st, &err) &&
+	    cache.warn)
+		cache.warn(&err);
+}
+
 int symsrc_load_file(const char *path, uint64_t max, struct symtab **out,
 		     struct kmod_layout *layout, struct kp_err *err)
 {
@@ -160,7 +191,13 @@ int symsrc_load_file(const char *path, uint64_t max, struct symtab **out,
 	ret = kp_map_file(path, KP_FILE_MAX, &map, err);
 	if (ret)
 		return ret;
+	if (cacheable(&map) && !symcache_load(cache.dir, &map.st, max, out, NULL)) {
+		kp_unmap_file(&map);
+		return 0;
+	}
 	ret = symsrc_load_buffer(map.data, map.len, path, max, out, layout, err);
+	if (!ret && cacheable(&map))
+		cache_store(&map, *out);
 	kp_unmap_file(&map);
 	return ret;
 }

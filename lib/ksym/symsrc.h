@@ -40,6 +40,15 @@ const char *symsrc_kind_name(enum symsrc_kind kind);
  */
 int symsrc_load_file(const char *path, uint64_t max, struct symtab **out,
 		     struct kmod_layout *layout, struct kp_err *err);
+/*
+ * Let symsrc_load_file() keep what it decodes from kernel images in the
+ * symbol cache at @dir (symcache.h), and use it while the image is
+ * unchanged; NULL or "" (the default): no cache. @warn (may be NULL) hears
+ * of entries that could not be stored: the image is then decoded each time.
+ */
+typedef void (*symsrc_cache_warn_fn)(const struct kp_err *err);
+void symsrc_set_cache(const char *dir, symsrc_cache_warn_fn warn);
+
 int symsrc_load_buffer(const void *buf, size_t len, const char *what, uint64_t max,
 		       struct symtab **out, struct kmod_layout *layout,
 		       struct kp_err *err);

@@ -4,8 +4,8 @@
  * file (perfdata.h), its records in time order (ordered_events.h), events
  * and their names (evlist.h, evname.h), synthesized records (synth.h), and
  * kvmprof's own feature sections: the guest table (kvmfeat.h), per-sample
- * guest context (guestctx.h), guest kernel maps (guestkmap.h) and the
- * embedded host kernel symbols (ksymblob.h).
+ * guest context (guestctx.h) and guest kernel maps (guestkmap.h). The
+ * embedded host kernel symbols are a ksym blob (ksym/ksymblob.h).
  */
 #ifndef KVMPROF_PERF_H
 #define KVMPROF_PERF_H
@@ -18,6 +18,5 @@
 #include "kvmfeat.h"
 #include "guestctx.h"
 #include "guestkmap.h"
-#include "ksymblob.h"
 
 #endif

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ksym/ksym.h"
 #include "perf/perf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

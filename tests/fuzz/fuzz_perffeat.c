@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ksym/ksym.h"
 #include "perf/perf.h"
 #include "perf/perfdata_internal.h"
 

@@ -34,6 +34,20 @@ for dir in $debian_dirs; do
 		check "$ver: $sym present" grep -qE "^[0-9a-f]{16} [A-Za-z] $sym\$" "$TMP/$ver.syms"
 	done
 	check "$ver: [_text, _etext) holds 40k+ code symbols and nothing else" check_table "$TMP/$ver.syms"
+	# The symbol cache: the first run decodes the image (the whole kernel
+	# decompressed: over 60 MB resident) and stores the table; the next is
+	# served from the entry without decompressing, and prints the same.
+	cache=$TMP/symcache-$ver
+	KVMPROF_SYMBOL_CACHE=$cache /usr/bin/time -f %M -o "$TMP/rss1" \
+		"$KVMPROF" symbols --info "$vmlinuz" >"$TMP/$ver.info1"
+	check "$ver: the first run stores one cache entry" test "$(ls "$cache" | grep -c '\.ksym$')" = 1
+	KVMPROF_SYMBOL_CACHE=$cache /usr/bin/time -f %M -o "$TMP/rss2" \
+		"$KVMPROF" symbols --info "$vmlinuz" >"$TMP/$ver.info2"
+	KVMPROF_SYMBOL_CACHE=$cache "$KVMPROF" symbols "$vmlinuz" >"$TMP/$ver.syms2"
+	check "$ver: served from the cache: same symbols" cmp -s "$TMP/$ver.syms" "$TMP/$ver.syms2"
+	check "$ver: served from the cache: same --info" cmp -s "$TMP/$ver.info1" "$TMP/$ver.info2"
+	check "$ver: served from the cache: no decompression ($(cat "$TMP/rss1") KB then $(cat "$TMP/rss2") KB)" \
+		test "$(($(cat "$TMP/rss1") > 60000 && $(cat "$TMP/rss2") * 2 < $(cat "$TMP/rss1")))" = 1
 	expect_fail "$ver: placeholder System.map is 'no symbols here'" "placeholder.*no symbols" \
 		"$KVMPROF" symbols "$dir/boot/System.map-$ver"
 	# --info gives the build-id, which must equal the one file(1) reads from the ELF.

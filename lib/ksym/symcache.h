@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The symbol cache: tables decoded from kernel images, kept per user.
+ *
+ * A vmlinuz holds its symbols only inside the compressed kernel: Debian's
+ * 6.12 image must be decompressed whole (57 MB of zstd output) to find its
+ * kallsyms tables, 0.15 s and 100 MB on every report. The table it yields
+ * is stored once as a ksym blob (ksymblob.h), under a name made from the
+ * image file's identity (device, inode, size, modification and change
+ * times, to the nanosecond), and read back in a few milliseconds while that
+ * file is unchanged. Any change to the file changes its change time, which
+ * no user can set, so a changed image is decoded again.
+ *
+ * The cache is a hint, never an input to trust: the folder must pass
+ * kp_path_trusted() for the user (owned by them or root and writable by no
+ * one else, from / down), an entry must be a regular file they own that no
+ * one else may write, no larger than SYMCACHE_ENTRY_MAX, whose header repeats
+ * the identity in full; the blob is checked as the one in a perf.data is.
+ * Anything else is a miss: the image is decoded and the entry replaced.
+ */
+#ifndef KVMPROF_SYMCACHE_H
+#define KVMPROF_SYMCACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "base/err.h"
+#include "symtab.h"
+
+/* A kernel with all its symbols makes a blob of a few MB. */
+#define SYMCACHE_ENTRY_MAX (64ULL << 20)
+
+/*
+ * The folder kvmprof uses: $KVMPROF_SYMBOL_CACHE when set (empty: no cache),
+ * else $XDG_CACHE_HOME/kvmprof/symbols, else $HOME/.cache/kvmprof/symbols.
+ * Returns false when there is none: set but empty, none of these set, or
+ * too long for @size.
+ */
+bool symcache_default_dir(char *buf, size_t size);
+
+/*
+ * The table stored for the image file @image describes, whose decompressed
+ * kernel was at most @max bytes. 0 and *out on a hit; -ENOENT on a miss,
+ * which includes every entry not used for one of the reasons above (@why,
+ * when not NULL, says which, for -v output).
+ */
+int symcache_load(const char *dir, const struct stat *image, uint64_t max,
+		  struct symtab **out, struct kp_err *why);
+
+/*
+ * Store @st, decoded from the image @image describes, whose decompressed
+ * kernel was @kernel_len bytes. Creates @dir (mode 0700) and any missing
+ * parents; the entry appears whole or not at all (written aside, then
+ * renamed). Returns 0 or a negative errno, with @err naming the path.
+ */
+int symcache_store(const char *dir, const struct stat *image, uint64_t kernel_len,
+		   const struct symtab *st, struct kp_err *err);
+
+#endif

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The symbol cache: a stored table comes back whole for the same image
+ * file, and only for it; damaged, foreign or untrusted entries are misses;
+ * and symsrc_load_file() really serves a Debian vmlinuz from it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ksym/ksym.h"
+#include "testutil.h"
+
+struct fixture {
+	char dir[64];	 /* a trusted temporary folder */
+	char cache[128]; /* the cache folder under it, not there yet */
+	char image[128]; /* a file standing for a kernel image */
+	char entry[256]; /* the cache's one entry, once stored */
+	struct stat image_st;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	FILE *img;
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/kvmprof-symcache.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->cache, sizeof(f->cache), "%s/a/b/symbols", f->dir);
+	snprintf(f->image, sizeof(f->image), "%s/vmlinuz", f->dir);
+	img = fopen(f->image, "w");
+	assert_non_null(img);
+	fputs("not really a kernel", img);
+	fclose(img);
+	assert_int_equal(stat(f->image, &f->image_st), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	sh("rm -rf '%s'", f->dir);
+	free(f);
+	return 0;
+}
+
+static struct symtab *sample_table(void)
+{
+	struct symtab *st = symtab_new();
+
+	assert_non_null(st);
+	assert_int_equal(symtab_add(st, 0xffffffff81000000ULL, 'T', "_text", NULL), 0);
+	assert_int_equal(symtab_add(st, 0xffffffff81000000ULL, 't', "startup_64", NULL),
+			 0);
+	assert_int_equal(
+		symtab_add(st, 0xffffffff81001000ULL, 'T', "do_syscall_64", NULL), 0);
+	assert_int_equal(symtab_add(st, 0xffffffff82000000ULL, 'T', "_etext", NULL), 0);
+	assert_int_equal(symtab_finish(st), 0);
+	symtab_set_source(st, "bzImage zstd, Linux 6.12.0 kallsyms, 4 symbols");
+	st->build_id_len = 20;
+	for (int i = 0; i < 20; i++)
+		st->build_id[i] = (uint8_t)(0xa0 + i);
+	return st;
+}
+
+static void assert_same(const struct symtab *a, const struct symtab *b)
+{
+	assert_int_equal(a->nr, b->nr);
+	for (size_t i = 0; i < a->nr; i++) {
+		assert_true(a->syms[i].addr == b->syms[i].addr);
+		assert_true(a->syms[i].size == b->syms[i].size);
+		assert_int_equal(a->syms[i].type, b->syms[i].type);
+		assert_string_equal(a->syms[i].name, b->syms[i].name);
+		assert_true(!a->syms[i].module == !b->syms[i].module);
+	}
+	assert_string_equal(a->source, b->source);
+	assert_int_equal(a->build_id_len, b->build_id_len);
+	assert_memory_equal(a->build_id, b->build_id, a->build_id_len);
+	assert_true(a->text_start == b->text_start && a->text_end == b->text_end);
+}
+
+/* Store the sample table for the fixture's image; find the entry's name. */
+static struct symtab *store_sample(struct fixture *f)
+{
+	struct symtab *st = sample_table();
+	struct kp_err err = {0};
+	glob_t g;
+	char pattern[192];
+
+	assert_int_equal(symcache_store(f->cache, &f->image_st, 1000, st, &err), 0);
+	snprintf(pattern, sizeof(pattern), "%s/*.ksym", f->cache);
+	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
+	assert_int_equal(g.gl_pathc, 1);
+	snprintf(f->entry, sizeof(f->entry), "%s", g.gl_pathv[0]);
+	globfree(&g);
+	return st;
+}
+
+static void expect_miss(const struct fixture *f, uint64_t max, const char *why_part)
+{
+	struct kp_err why = {0};
+	struct symtab *back = (struct symtab *)1;
+
+	assert_int_equal(symcache_load(f->cache, &f->image_st, max, &back, &why),
+			 -ENOENT);
+	assert_null(back);
+	if (!strstr(why.msg, why_part))
+		fail_msg("miss says \"%s\", expected \"%s\"", why.msg, why_part);
+}
+
+static void test_roundtrip(void **state)
+{
+	struct fixture *f = *state;
+	struct symtab *st = store_sample(f), *back = NULL;
+	struct stat sb;
+
+	assert_int_equal(symcache_load(f->cache, &f->image_st, 1000, &back, NULL), 0);
+	assert_same(st, back);
+	assert_string_equal(symtab_lookup(back, 0xffffffff81001010ULL, 0, NULL)->name,
+			    "do_syscall_64");
+	/* Created private: the folders and the entry. */
+	assert_int_equal(stat(f->cache, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0700);
+	assert_int_equal(stat(f->entry, &sb), 0);
+	assert_int_equal(sb.st_mode & 077, 0);
+	symtab_free(back);
+	symtab_free(st);
+}
+
+static void test_nothing_stored(void **state)
+{
+	struct fixture *f = *state;
+
+	expect_miss(f, 1000, f->cache);
+}
+
+/* Rewriting the image changes its identity: the old entry no longer applies. */
+static void test_changed_image(void **state)
+{
+	struct fixture *f = *state;
+	struct symtab *st = store_sample(f);
+	struct timespec times[2] = {{0, UTIME_OMIT}, {0, UTIME_NOW}};
+
+	/* Same size and mtime kept: only the change time tells. */
+	times[1] = f->image_st.st_mtim;
+	usleep(10000);
+	assert_int_equal(utimensat(AT_FDCWD, f->image, times, 0), 0);
+	assert_int_equal(stat(f->image, &f->image_st), 0);
+	expect_miss(f, 1000, "No such file");
+	symtab_free(st);
+}
+
+/* An entry put under another image's name is refused by its header. */
+static void test_entry_of_other_image(void **state)
+{
+	struct fixture *f = *state;
+	struct symtab *st = store_sample(f), *back = NULL;
+	char first[256], pattern[192];
+	glob_t g;
+
+	snprintf(first, sizeof(first), "%s", f->entry);
+	assert_int_equal(sh("touch '%s'", f->image), 0);
+	assert_int_equal(stat(f->image, &f->image_st), 0);
+	assert_int_equal(symcache_store(f->cache, &f->image_st, 1000, st, NULL), 0);
+	assert_int_equal(symcache_load(f->cache, &f->image_st, 1000, &back, NULL), 0);
+	symtab_free(back);
+	snprintf(pattern, sizeof(pattern), "%s/*.ksym", f->cache);
+	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
+	assert_int_equal(g.gl_pathc, 2);
+	/* The second entry is whichever is not the first. */
+	snprintf(f->entry, sizeof(f->entry), "%s",
+		 strcmp(g.gl_pathv[0], first) ? g.gl_pathv[0] : g.gl_pathv[1]);
+	globfree(&g);
+	assert_int_equal(rename(first, f->entry), 0);
+	expect_miss(f, 1000, "another file");
+	symtab_free(st);
+}
+
+static void test_over_limit(void **state)
+{
+	struct fixture *f = *state;
+	struct symtab *st = store_sample(f);
+
+	expect_miss(f, 999, "size limit");
+	symtab_free(st);
+}
+
+static void write_bytes(const char *path, const void *p, size_t len)
+{
+	FILE *out = fopen(path, "w");
+
+	assert_non_null(out);
+	assert_int_equal(fwrite(p, 1, len, out), len);
+	fclose(out);
+}
+
+static uint8_t *read_bytes(const char *path, size_t *len)
+{
+	struct stat sb;
+	uint8_t *p;
+	FILE *in = fopen(path, "r");
+
+	assert_non_null(in);
+	assert_int_equal(fstat(fileno(in), &sb), 0);
+	p = malloc((size_t)sb.st_size);
+	*len = fread(p, 1, (size_t)sb.st_size, in);
+	fclose(in);
+	return p;
+}
+
+/* Every cut and every flipped byte: a miss or the same table, never a crash. */
+static void test_damaged_entries(void **state)
+{
+	struct fixture *f = *state;
+	struct symtab *st = store_sample(f), *back;
+	size_t len;
+	uint8_t *good = read_bytes(f->entry, &len);
+
+	for (size_t cut = 0; cut < len; cut++) {
+		write_bytes(f->entry, good, cut);
+		expect_miss(f, 1000, f->entry);
+	}
+	for (size_t at = 0; at < len; at++) {
+		good[at] ^= 0x41;
+		write_bytes(f->entry, good, len);
+		good[at] ^= 0x41;
+		back = NULL;
+		if (!symcache_load(f->cache, &f->image_st, 1000, &back, NULL)) {
+			/* Only the unchecked words: source text, build-id. */
+			assert_int_equal(back->nr, st->nr);
+			symtab_free(back);
+		}
+	}
+	free(good);
+	symtab_free(st);
+}
+
+static void test_untrusted(void **state)
+{
+	struct fixture *f = *state;
+	struct symtab *st = store_sample(f);
+	char link[300];
+
+	assert_int_equal(chmod(f->entry, 0620), 0);
+	expect_miss(f, 1000, "only they may write");
+	assert_int_equal(chmod(f->entry, 0600), 0);
+	assert_int_equal(chmod(f->cache, 0777), 0);
+	expect_miss(f, 1000, "writable");
+	assert_int_equal(chmod(f->cache, 0700), 0);
+	/* An entry that is a symlink, even to a good entry, is not followed. */
+	snprintf(link, sizeof(link), "%s.real", f->entry);
+	assert_int_equal(rename(f->entry, link), 0);
+	assert_int_equal(symlink(link, f->entry), 0);
+	expect_miss(f, 1000, f->entry);
+	symtab_free(st);
+}
+
+static void test_default_dir(void **state)
+{
+	char dir[256];
+
+	(void)state;
+	setenv("KVMPROF_SYMBOL_CACHE", "/x/cache", 1);
+	assert_true(symcache_default_dir(dir, sizeof(dir)));
+	assert_string_equal(dir, "/x/cache");
+	/* Set but empty: no cache, whatever else is set. */
+	setenv("KVMPROF_SYMBOL_CACHE", "", 1);
+	setenv("HOME", "/x/home", 1);
+	assert_false(symcache_default_dir(dir, sizeof(dir)));
+	unsetenv("KVMPROF_SYMBOL_CACHE");
+	setenv("XDG_CACHE_HOME", "/x/xdg", 1);
+	assert_true(symcache_default_dir(dir, sizeof(dir)));
+	assert_string_equal(dir, "/x/xdg/kvmprof/symbols");
+	unsetenv("XDG_CACHE_HOME");
+	setenv("HOME", "/x/home", 1);
+	assert_true(symcache_default_dir(dir, sizeof(dir)));
+	assert_string_equal(dir, "/x/home/.cache/kvmprof/symbols");
+	unsetenv("HOME");
+	assert_false(symcache_default_dir(dir, sizeof(dir)));
+}
+
+/* ---- through symsrc_load_file(), with Debian's 6.12 vmlinuz ---- */
+
+static void copy_debian_vmlinuz(const char *to)
+{
+	const char *cache = getenv("KVMPROF_CACHE");
+	char pattern[512];
+	glob_t g;
+
+	snprintf(pattern, sizeof(pattern),
+		 "%s/debian-kernels/linux-image-6.12*/boot/vmlinuz-*",
+		 cache && *cache ? cache : "/var/cache/kvmprof");
+	if (glob(pattern, 0, NULL, &g))
+		fail_msg("no %s: run scripts/fetch-debian-kernels.sh (make check does)",
+			 pattern);
+	assert_int_equal(sh("cp '%s' '%s'", g.gl_pathv[0], to), 0);
+	globfree(&g);
+}
+
+static struct symtab *load(const char *path)
+{
+	struct kp_err err = {0};
+	struct symtab *st = NULL;
+
+	if (symsrc_load_file(path, SYMSRC_MAX_DEFAULT, &st, NULL, &err))
+		fail_msg("%s", err.msg);
+	return st;
+}
+
+/* Mark the stored entry: a table that comes back marked came from the cache. */
+static void mark_entry(struct fixture *f)
+{
+	size_t len;
+	uint8_t *p;
+	glob_t g;
+	char pattern[192];
+	static const char marker[] = "from the cache";
+	/* The header: magic, identity, kernel and blob sizes, then the source. */
+	size_t source_at = 8 + 7 * 8 + 2 * 8;
+
+	snprintf(pattern, sizeof(pattern), "%s/*.ksym", f->cache);
+	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
+	assert_int_equal(g.gl_pathc, 1);
+	snprintf(f->entry, sizeof(f->entry), "%s", g.gl_pathv[0]);
+	globfree(&g);
+	p = read_bytes(f->entry, &len);
+	assert_true(len > source_at + sizeof(marker));
+	assert_memory_equal(p + source_at, "bzImage zstd", 12);
+	memcpy(p + source_at, marker, sizeof(marker));
+	write_bytes(f->entry, p, len);
+	free(p);
+}
+
+static void test_vmlinuz_served_from_cache(void **state)
+{
+	struct fixture *f = *state;
+	struct symtab *decoded, *cached, *again;
+
+	copy_debian_vmlinuz(f->image);
+	symsrc_set_cache(f->cache, NULL);
+	decoded = load(f->image);
+	assert_true(decoded->nr > 100000);
+	mark_entry(f);
+	cached = load(f->image);
+	assert_string_equal(cached->source, "from the cache");
+	strcpy(cached->source, decoded->source);
+	assert_same(decoded, cached);
+	/* Touched: decoded again, and stored again. */
+	assert_int_equal(sh("touch '%s'", f->image), 0);
+	again = load(f->image);
+	assert_string_equal(again->source, decoded->source);
+	symsrc_set_cache(NULL, NULL);
+	symtab_free(again);
+	symtab_free(cached);
+	symtab_free(decoded);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nothing_stored, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_changed_image, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_entry_of_other_image, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_over_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_entries, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_untrusted, setup, teardown),
+		cmocka_unit_test(test_default_dir),
+		cmocka_unit_test_setup_teardown(test_vmlinuz_served_from_cache, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -98,11 +98,10 @@ static int compress(const void *raw, size_t len, void **out, size_t *out_len)
 	return 0;
 }
 
-int ksymblob_encode(const struct symtab *st, void **out, size_t *out_len)
+int ksymblob_encode_raw(const struct symtab *st, void **out, size_t *out_len)
 {
 	size_t names_len = names_size(st), len = raw_size(st->nr, names_len);
 	uint8_t *raw;
-	int ret;
 
 	if (names_len >= NO_MODULE)
 		return -EFBIG;
@@ -110,6 +109,19 @@ int ksymblob_encode(const struct symtab *st, void **out, size_t *out_len)
 	if (!raw)
 		return -ENOMEM;
 	fill_raw(st, raw, names_len);
+	*out = raw;
+	*out_len = len;
+	return 0;
+}
+
+int ksymblob_encode(const struct symtab *st, void **out, size_t *out_len)
+{
+	void *raw;
+	size_t len;
+	int ret = ksymblob_encode_raw(st, &raw, &len);
+
+	if (ret)
+		return ret;
 	ret = compress(raw, len, out, out_len);
 	free(raw);
 	return ret;
@@ -224,6 +236,27 @@ static int decompress(const void *blob, size_t len, void **out, size_t *out_len,
 	}
 	*out = raw;
 	*out_len = size;
+	return 0;
+}
+
+int ksymblob_decode_raw(const void *raw, size_t len, const char *what,
+			struct symtab **out, struct kp_err *err)
+{
+	struct symtab *st;
+	int ret;
+
+	*out = NULL;
+	if (len < sizeof(struct blob_header))
+		return bad(err, what, "truncated");
+	st = symtab_new();
+	if (!st)
+		return kp_errorf(err, ENOMEM, "%s: out of memory", what);
+	ret = fill_table(raw, len, what, st, err);
+	if (ret) {
+		symtab_free(st);
+		return ret;
+	}
+	*out = st;
 	return 0;
 }
 

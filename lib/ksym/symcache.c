@@ -8,13 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "base/fileio.h"
 #include "base/pathtrust.h"
 #include "ksymblob.h"
 
-#define ENTRY_MAGIC "KPSYMC1"
+#define ENTRY_MAGIC "KPSYMC2"
 
 /* Everything a stat() says that a change to the file would change. */
 struct image_id {
@@ -37,6 +38,9 @@ struct entry_header {
 	uint8_t build_id[KP_BUILD_ID_MAX];
 	uint32_t build_id_len;
 };
+
+_Static_assert(sizeof(struct entry_header) % 8 == 0,
+	       "the blob after the header must be 8-byte aligned in the mapping");
 
 static struct image_id image_id_of(const struct stat *sb)
 {
@@ -112,24 +116,8 @@ static int open_entry(const char *path, struct stat *sb, struct kp_err *why)
 	return fd;
 }
 
-static int read_all(int fd, void *buf, size_t len)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = read(fd, (char *)buf + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -EIO;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
-static int entry_table(const struct entry_header *h, const void *blob, const char *path,
-		       uint64_t max, struct symtab **out, struct kp_err *why)
+static int entry_table(const struct entry_header *h, const char *path, uint64_t max,
+		       struct symtab **out, struct kp_err *why)
 {
 	struct kp_err err = {0};
 
@@ -137,7 +125,7 @@ static int entry_table(const struct entry_header *h, const void *blob, const cha
 		return miss(why, path, "its kernel is over this run's size limit");
 	if (h->build_id_len > KP_BUILD_ID_MAX || !memchr(h->source, 0, sizeof(h->source)))
 		return miss(why, path, "malformed header");
-	if (ksymblob_decode(blob, h->blob_len, path, out, &err))
+	if (ksymblob_decode_raw(h + 1, h->blob_len, path, out, &err))
 		return miss(why, path, err.msg);
 	memcpy((*out)->source, h->source, sizeof(h->source));
 	memcpy((*out)->build_id, h->build_id, h->build_id_len);
@@ -145,14 +133,19 @@ static int entry_table(const struct entry_header *h, const void *blob, const cha
 	return 0;
 }
 
+/*
+ * The entry is mapped, not read: its pages are the page cache's, so the
+ * table's names cost no memory of their own and nothing is copied.
+ */
 int symcache_load(const char *dir, const struct stat *image, uint64_t max,
 		  struct symtab **out, struct kp_err *why)
 {
 	struct image_id id = image_id_of(image);
 	struct kp_err err = {0};
-	struct entry_header *h;
+	const struct entry_header *h;
 	char path[4096];
 	struct stat sb;
+	void *map;
 	int fd, ret;
 
 	*out = NULL;
@@ -163,20 +156,25 @@ int symcache_load(const char *dir, const struct stat *image, uint64_t max,
 	fd = open_entry(path, &sb, why);
 	if (fd < 0)
 		return fd;
-	h = malloc((size_t)sb.st_size);
-	ret = h ? read_all(fd, h, (size_t)sb.st_size) : -ENOMEM;
+	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
-	if (ret)
-		ret = miss(why, path, "unreadable");
-	else if (memcmp(h->magic, ENTRY_MAGIC, sizeof(h->magic)) ||
-		 memcmp(&h->id, &id, sizeof(id)))
+	if (map == MAP_FAILED)
+		return miss(why, path, strerror(errno));
+	h = map;
+	if (memcmp(h->magic, ENTRY_MAGIC, sizeof(h->magic)) ||
+	    memcmp(&h->id, &id, sizeof(id)))
 		ret = miss(why, path, "made for another file or version");
 	else if (h->blob_len != (uint64_t)sb.st_size - sizeof(*h))
 		ret = miss(why, path, "truncated");
 	else
-		ret = entry_table(h, h + 1, path, max, out, why);
-	free(h);
-	return ret;
+		ret = entry_table(h, path, max, out, why);
+	if (ret) {
+		munmap(map, (size_t)sb.st_size);
+		return ret;
+	}
+	(*out)->owned_map = map;
+	(*out)->owned_map_len = (size_t)sb.st_size;
+	return 0;
 }
 
 /* ---- writing ---- */
@@ -219,7 +217,10 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/* Write the entry beside its final name, then rename it into place. */
+/*
+ * Write the entry beside its final name, then rename it into place: never
+ * rewritten in place, since readers map it (a cut mapping faults).
+ */
 static int write_entry(const char *path, const struct entry_header *h, const void *blob,
 		       struct kp_err *err)
 {
@@ -266,7 +267,7 @@ int symcache_store(const char *dir, const struct stat *image, uint64_t kernel_le
 	memcpy(h.source, st->source, sizeof(h.source));
 	h.source[sizeof(h.source) - 1] = '\0';
 	memcpy(h.build_id, st->build_id, sizeof(h.build_id));
-	if (ksymblob_encode(st, &blob, &len))
+	if (ksymblob_encode_raw(st, &blob, &len))
 		return kp_errorf(err, ENOMEM, "%s: out of memory", path);
 	h.blob_len = len;
 	ret = write_entry(path, &h, blob, err);

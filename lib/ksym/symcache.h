@@ -5,10 +5,10 @@
  * A vmlinuz holds its symbols only inside the compressed kernel: Debian's
  * 6.12 image must be decompressed whole (57 MB of zstd output) to find its
  * kallsyms tables, 0.15 s and 100 MB on every report. The table it yields
- * is stored once as a ksym blob (ksymblob.h), under a name made from the
- * image file's identity (device, inode, size, modification and change
- * times, to the nanosecond), and read back in a few milliseconds while that
- * file is unchanged. Any change to the file changes its change time, which
+ * is stored once as an uncompressed ksym blob (ksymblob.h), under a name
+ * made from the image file's identity (device, inode, size, modification
+ * and change times, to the nanosecond), and mapped back while that file is
+ * unchanged: nothing to decompress, and the names stay in the page cache. Any change to the file changes its change time, which
  * no user can set, so a changed image is decoded again.
  *
  * The cache is a hint, never an input to trust: the folder must pass

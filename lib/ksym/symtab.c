@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "base/arena.h"
 #include "base/hugepages.h"
@@ -31,6 +32,8 @@ void symtab_free(struct symtab *st)
 	free(st->syms);
 	free(st->addrs); /* best lives in the same block */
 	free(st->owned);
+	if (st->owned_map)
+		munmap(st->owned_map, st->owned_map_len);
 	arena_free(st->strings);
 	free(st);
 }

@@ -46,7 +46,9 @@ struct symtab {
 	unsigned int bucket_shift;
 	size_t alloc;
 	struct arena *strings;
-	void *owned; /* a buffer names point into (see ksymblob.c), or NULL */
+	void *owned;	 /* a buffer names point into (see ksymblob.c), or NULL */
+	void *owned_map; /* a file mapping they point into (symcache.c), or NULL */
+	size_t owned_map_len;
 	bool sorted;
 	bool bounded; /* sizes come from the source: lookups past a symbol's end fail */
 

@@ -15,8 +15,8 @@
 #   record    workload slowdown no larger than perf record's at 4 and 20 kHz,
 #             0 samples lost (bench/record.sh)
 #   mount     warm kallsyms reads through guestfs-mount >= 50% of a direct
-#             read of the cached file; getattr latency and cold time to first
-#             byte (vs guestmount) are printed without a target
+#             read of the cached file; getattr latency and the daemon's start
+#             to a first byte are printed without a target
 #   top       kvmprof top's CPU time <= perf top's at 4 kHz (bench/top.sh)
 #   repeated  report on 1M samples made by repeating one short recording:
 #             caches hit nearly every time, so this is a secondary figure
@@ -139,11 +139,16 @@ read_rate() {
 }
 
 # guestfs-mount on the single-partition raw test image (tests/data-builders):
-# cold start to first byte vs guestmount, then warm reads and getattr.
+# warm reads and getattr, and the time from the daemon's start to a first
+# byte. The daemon's cache folder is kept between runs (in $KVMPROF_CACHE,
+# keyed by the disk's identity, like the images): only the first run on a
+# machine inspects the guest, about 25 s under software emulation. Cold
+# starts against guestmount are the coldstart benchmark's.
 bench_mount() {
-	local mnt=$WORK/mnt gmnt=$WORK/gmnt cache=$WORK/mcache conf=$WORK/guests.conf
-	local img t0 t_daemon t_gm f direct mr dr ratio st gpid boot=
-	echo "== mount: guestfs-mount reads, getattr, cold start vs guestmount"
+	local mnt=$WORK/mnt conf=$WORK/guests.conf
+	local cache=${KVMPROF_CACHE:-/var/cache/kvmprof}/bench-mount
+	local img t0 t_daemon f direct mr dr ratio st start
+	echo "== mount: guestfs-mount reads, getattr, start to first byte"
 	if [ "$(id -u)" != 0 ] || [ ! -c /dev/fuse ] || ! command -v fusermount3 >/dev/null; then
 		echo "  skipped: needs root, /dev/fuse and fusermount3"
 		return
@@ -154,14 +159,15 @@ bench_mount() {
 		{ echo "  MISS: test images not built"; tail -5 "$WORK/images.err"; misses=$((misses + 1)); return; }
 	img=$img/deb-1part.raw
 	printf 'appliance per-guest\nguest deb1p\n    disk raw %s\n' "$img" >"$conf"
-	mkdir -p "$mnt" "$gmnt"
-	MNTS+=("$mnt" "$gmnt")
+	mkdir -p "$mnt"
+	MNTS+=("$mnt")
+	start="from its cache folder"
+	[ -n "$(ls -A "$cache" 2>/dev/null)" ] || start="cold: the guest inspected"
 
-	# Cold: empty cache folder, daemon start to the first byte of kallsyms.
 	t0=$(now)
 	"$BUILD/guestfs-mount" -f -c "$conf" --cache "$cache" "$mnt" 2>"$WORK/mount.log" &
 	MNT_PIDS+=($!)
-	for _ in $(seq 400); do
+	for _ in $(seq 1200); do
 		mountpoint -q "$mnt" && break
 		sleep 0.05
 	done
@@ -187,29 +193,13 @@ bench_mount() {
 	fusermount3 -u "$mnt"
 	wait "${MNT_PIDS[-1]}" 2>/dev/null
 
-	# guestmount, same image and libguestfs environment: mount to a first /boot byte.
-	t0=$(now)
-	if guestmount --format=raw -a "$img" -i --ro --pid-file "$WORK/gm.pid" "$gmnt" 2>"$WORK/gm.err"; then
-		boot=$(find "$gmnt/boot" -maxdepth 1 -type f -name 'System.map-*' | head -1)
-		[ -n "$boot" ] || boot=$(find "$gmnt/boot" -maxdepth 1 -type f | head -1)
-		head -c 1 "$boot" >/dev/null
-		t_gm=$(elapsed "$t0" "$(now)")
-		gpid=$(cat "$WORK/gm.pid" 2>/dev/null)
-		fusermount3 -u "$gmnt"
-		# guestmount exits once its appliance is down.
-		while [ -n "$gpid" ] && kill -0 "$gpid" 2>/dev/null; do sleep 0.1; done
-	else
-		t_gm="failed ($(tail -1 "$WORK/gm.err"))"
-	fi
-
 	echo "  warm read of deb1p/kallsyms ($(stat -c %s "$direct") bytes), median of 7:" \
 		"mount ${mr} MB/s, direct ${dr} MB/s ($( [ "$direct" = "$WORK/kallsyms.copy" ] && echo tmp copy || echo cache file)); ratio ${ratio}"
 	echo "  getattr: stat() of deb1p/kallsyms, $st"
-	echo "  cold start to first byte: guestfs-mount ${t_daemon} s (deb1p/kallsyms)," \
-		"guestmount ${t_gm} s (${boot##*/})"
-	echo "  targets: warm mount read >= 50% of direct (getattr and cold start: no target)"
+	echo "  start to first byte: guestfs-mount ${t_daemon} s (deb1p/kallsyms, $start)"
+	echo "  targets: warm mount read >= 50% of direct (getattr and start: no target)"
 	verdict "$(awk -v r="$ratio" 'BEGIN { print (r >= 0.5) }')" "mount, warm kallsyms read" \
-		"${ratio} of a direct read ($mr vs $dr MB/s); cold first byte ${t_daemon} s vs guestmount ${t_gm} s" \
+		"${ratio} of a direct read ($mr vs $dr MB/s); first byte ${t_daemon} s ($start)" \
 		">= 0.5 of direct"
 }
 
@@ -217,7 +207,7 @@ bench_mount() {
 bench_top() {
 	local line r
 	echo "== top: kvmprof top vs perf top --stdio -d 1, CPU time"
-	"$REPO/bench/top.sh" "$BUILD" 3 6 | tee "$WORK/top.out"
+	"$REPO/bench/top.sh" "$BUILD" 3 4 | tee "$WORK/top.out"
 	line=$(tail -1 "$WORK/top.out")
 	r=$(sed -n 's/.*kvmprof\/perf \([0-9.]*\).*/\1/p' <<<"$line")
 	verdict "$(awk -v r="$r" 'BEGIN { print (r != "" && r <= 1) }')" "top at 4 kHz" \
@@ -237,7 +227,16 @@ names=("$@")
 	echo "|---|---|---|---|"
 } >"$BENCH_RESULTS"
 t0=$SECONDS
+times=()
 for n in "${names[@]}"; do
+	t=$SECONDS
 	"bench_$n"
+	times+=("$n $((SECONDS - t)) s")
 done
-echo "benchmarks: $misses missed, $((SECONDS - t0)) s; results table: $BENCH_RESULTS"
+# What each benchmark took: make bench as a whole should stay under 5 minutes.
+durations=$(IFS=,; echo "${times[*]}" | sed 's/,/, /g')
+{
+	echo
+	echo "Took $((SECONDS - t0)) s: $durations."
+} >>"$BENCH_RESULTS"
+echo "benchmarks: $misses missed, $((SECONDS - t0)) s ($durations); results table: $BENCH_RESULTS"

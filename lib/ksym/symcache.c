@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "symcache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/fileio.h"
@@ -245,6 +247,70 @@ static int write_entry(const char *path, const struct entry_header *h, const voi
 	return 0;
 }
 
+static bool is_entry(const char *name)
+{
+	return strlen(name) == 21 && !strcmp(name + 16, ".ksym");
+}
+
+static bool is_temporary(const char *name)
+{
+	return strlen(name) == 28 && !memcmp(name + 16, ".ksym.", 6);
+}
+
+static bool older(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec ||
+	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/*
+ * Count the entries in @d and name the oldest stored. A temporary file
+ * older than an hour is a writer's killed between mkstemp() and rename():
+ * it goes.
+ */
+static size_t scan_entries(DIR *d, char oldest[32])
+{
+	struct timespec best = {0};
+	struct dirent *de;
+	struct stat sb;
+	size_t n = 0;
+
+	while ((de = readdir(d))) {
+		if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(sb.st_mode))
+			continue;
+		if (is_temporary(de->d_name) && sb.st_mtim.tv_sec < time(NULL) - 3600)
+			unlinkat(dirfd(d), de->d_name, 0);
+		if (!is_entry(de->d_name))
+			continue;
+		if (!n++ || older(&sb.st_mtim, &best)) {
+			best = sb.st_mtim;
+			snprintf(oldest, 32, "%s", de->d_name);
+		}
+	}
+	return n;
+}
+
+/* At most SYMCACHE_ENTRIES: the oldest stored go first. */
+static void prune(const char *dir)
+{
+	char oldest[32];
+
+	for (int i = 0; i < 16; i++) {
+		DIR *d = opendir(dir);
+		size_t n;
+
+		if (!d)
+			return;
+		n = scan_entries(d, oldest);
+		if (n > SYMCACHE_ENTRIES)
+			unlinkat(dirfd(d), oldest, 0);
+		closedir(d);
+		if (n <= SYMCACHE_ENTRIES + 1)
+			return;
+	}
+}
+
 int symcache_store(const char *dir, const struct stat *image, uint64_t kernel_len,
 		   const struct symtab *st, struct kp_err *err)
 {
@@ -272,5 +338,7 @@ int symcache_store(const char *dir, const struct stat *image, uint64_t kernel_le
 	h.blob_len = len;
 	ret = write_entry(path, &h, blob, err);
 	free(blob);
+	if (!ret)
+		prune(dir);
 	return ret;
 }

@@ -8,8 +8,9 @@
  * is stored once as an uncompressed ksym blob (ksymblob.h), under a name
  * made from the image file's identity (device, inode, size, modification
  * and change times, to the nanosecond), and mapped back while that file is
- * unchanged: nothing to decompress, and the names stay in the page cache. Any change to the file changes its change time, which
- * no user can set, so a changed image is decoded again.
+ * unchanged: nothing to decompress, and the names stay in the page cache. Any change to
+ * the file changes its change time, which no user can set, so a changed image is decoded
+ * again.
  *
  * The cache is a hint, never an input to trust: the folder must pass
  * kp_path_trusted() for the user (owned by them or root and writable by no
@@ -32,6 +33,12 @@
 #define SYMCACHE_ENTRY_MAX (64ULL << 20)
 
 /*
+ * Every guest kernel update leaves its old image's entry behind: past this
+ * many (about 7 MB each), storing one removes the oldest stored.
+ */
+#define SYMCACHE_ENTRIES 32
+
+/*
  * The folder kvmprof uses: $KVMPROF_SYMBOL_CACHE when set (empty: no cache),
  * else $XDG_CACHE_HOME/kvmprof/symbols, else $HOME/.cache/kvmprof/symbols.
  * Returns false when there is none: set but empty, none of these set, or
@@ -52,7 +59,8 @@ int symcache_load(const char *dir, const struct stat *image, uint64_t max,
  * Store @st, decoded from the image @image describes, whose decompressed
  * kernel was @kernel_len bytes. Creates @dir (mode 0700) and any missing
  * parents; the entry appears whole or not at all (written aside, then
- * renamed). Returns 0 or a negative errno, with @err naming the path.
+ * renamed); then keeps at most SYMCACHE_ENTRIES. Returns 0 or a negative
+ * errno, with @err naming the path.
  */
 int symcache_store(const char *dir, const struct stat *image, uint64_t kernel_len,
 		   const struct symtab *st, struct kp_err *err);

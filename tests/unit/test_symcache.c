@@ -250,6 +250,57 @@ static void test_damaged_entries(void **state)
 	symtab_free(st);
 }
 
+static size_t count_entries(const struct fixture *f)
+{
+	char pattern[192];
+	glob_t g;
+	size_t n;
+
+	snprintf(pattern, sizeof(pattern), "%s/*.ksym", f->cache);
+	if (glob(pattern, 0, NULL, &g))
+		return 0;
+	n = g.gl_pathc;
+	globfree(&g);
+	return n;
+}
+
+/* Past SYMCACHE_ENTRIES, the oldest stored go; so do stale temporaries. */
+static void test_pruned(void **state)
+{
+	struct fixture *f = *state;
+	struct symtab *st = sample_table(), *back;
+	struct stat images[SYMCACHE_ENTRIES + 2];
+	char stale[256], fresh[256];
+
+	for (size_t i = 0; i < SYMCACHE_ENTRIES + 2; i++) {
+		images[i] = f->image_st;
+		images[i].st_ino += i;
+		/* Stored at distinct times: file times move in clock ticks. */
+		usleep(11000);
+		assert_int_equal(symcache_store(f->cache, &images[i], 1000, st, NULL), 0);
+		if (!i) {
+			snprintf(stale, sizeof(stale), "%s/0123456789abcdef.ksym.aaaaaa",
+				 f->cache);
+			snprintf(fresh, sizeof(fresh), "%s/0123456789abcdef.ksym.bbbbbb",
+				 f->cache);
+			assert_int_equal(sh("touch -d '2 hours ago' '%s' && touch '%s'",
+					    stale, fresh),
+					 0);
+		}
+		assert_int_equal(count_entries(f),
+				 i < SYMCACHE_ENTRIES ? i + 1 : SYMCACHE_ENTRIES);
+	}
+	for (size_t i = 0; i < SYMCACHE_ENTRIES + 2; i++) {
+		back = NULL;
+		assert_int_equal(symcache_load(f->cache, &images[i], 1000, &back, NULL),
+				 i < 2 ? -ENOENT : 0);
+		symtab_free(back);
+	}
+	assert_int_equal(access(stale, F_OK), -1);
+	assert_int_equal(access(fresh, F_OK), 0);
+	symtab_free(st);
+}
+
 static void test_untrusted(void **state)
 {
 	struct fixture *f = *state;
@@ -380,6 +431,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_over_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_entries, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pruned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_untrusted, setup, teardown),
 		cmocka_unit_test(test_default_dir),
 		cmocka_unit_test_setup_teardown(test_vmlinuz_served_from_cache, setup,

@@ -17,38 +17,11 @@
 
 #include "ksym/ksym.h"
 #include "perf/perf.h"
-
-static struct symtab *sample_table(void)
-{
-	struct symtab *st = symtab_new();
-
-	assert_non_null(st);
-	assert_int_equal(symtab_add(st, 0xffffffff81000000ULL, 'T', "_text", NULL), 0);
-	assert_int_equal(symtab_add(st, 0xffffffff81000000ULL, 't', "startup_64", NULL),
-			 0);
-	assert_int_equal(
-		symtab_add(st, 0xffffffff81001000ULL, 'T', "do_syscall_64", NULL), 0);
-	assert_int_equal(symtab_add(st, 0xffffffff82000000ULL, 'T', "_etext", NULL), 0);
-	assert_int_equal(symtab_add(st, 0xffffffffc0000000ULL, 't', "kvm_init", "kvm"),
-			 0);
-	assert_int_equal(symtab_add(st, 0xffffffffc0001000ULL, 't', "kvm_exit", "kvm"),
-			 0);
-	assert_int_equal(symtab_finish(st), 0);
-	return st;
-}
+#include "symtab_fixture.h"
 
 static void assert_same(const struct symtab *a, const struct symtab *b)
 {
-	assert_int_equal(a->nr, b->nr);
-	for (size_t i = 0; i < a->nr; i++) {
-		assert_true(a->syms[i].addr == b->syms[i].addr);
-		assert_int_equal(a->syms[i].type, b->syms[i].type);
-		assert_string_equal(a->syms[i].name, b->syms[i].name);
-		if (a->syms[i].module)
-			assert_string_equal(a->syms[i].module, b->syms[i].module);
-		else
-			assert_null(b->syms[i].module);
-	}
+	assert_same_symbols(a, b);
 	assert_string_equal(symtab_lookup(b, 0xffffffff81001010ULL, 0, NULL)->name,
 			    "do_syscall_64");
 	assert_string_equal(symtab_lookup(b, 0xffffffffc0001004ULL, 0, NULL)->module,
@@ -57,7 +30,7 @@ static void assert_same(const struct symtab *a, const struct symtab *b)
 
 static void test_roundtrip_lz4(void **state)
 {
-	struct symtab *st = sample_table(), *back;
+	struct symtab *st = sample_kernel_table(), *back;
 	struct kp_err err = {0};
 	void *blob;
 	size_t len;
@@ -75,7 +48,7 @@ static void test_roundtrip_lz4(void **state)
 /* Files recorded before LZ4 hold the same layout in a zstd frame. */
 static void test_zstd_of_earlier_files(void **state)
 {
-	struct symtab *st = sample_table(), *back;
+	struct symtab *st = sample_kernel_table(), *back;
 	struct kp_err err = {0};
 	void *blob, *raw, *z;
 	size_t len, raw_len, zlen;
@@ -98,7 +71,7 @@ static void test_zstd_of_earlier_files(void **state)
 
 static void test_damaged(void **state)
 {
-	struct symtab *st = sample_table(), *back;
+	struct symtab *st = sample_kernel_table(), *back;
 	void *blob;
 	size_t len;
 

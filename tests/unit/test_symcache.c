@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "ksym/ksym.h"
+#include "symtab_fixture.h"
 #include "testutil.h"
 
 struct fixture {
@@ -61,17 +62,9 @@ static int teardown(void **state)
 
 static struct symtab *sample_table(void)
 {
-	struct symtab *st = symtab_new();
+	struct symtab *st = sample_kernel_table();
 
-	assert_non_null(st);
-	assert_int_equal(symtab_add(st, 0xffffffff81000000ULL, 'T', "_text", NULL), 0);
-	assert_int_equal(symtab_add(st, 0xffffffff81000000ULL, 't', "startup_64", NULL),
-			 0);
-	assert_int_equal(
-		symtab_add(st, 0xffffffff81001000ULL, 'T', "do_syscall_64", NULL), 0);
-	assert_int_equal(symtab_add(st, 0xffffffff82000000ULL, 'T', "_etext", NULL), 0);
-	assert_int_equal(symtab_finish(st), 0);
-	symtab_set_source(st, "bzImage zstd, Linux 6.12.0 kallsyms, 4 symbols");
+	symtab_set_source(st, "bzImage zstd, Linux 6.12.0 kallsyms, 6 symbols");
 	st->build_id_len = 20;
 	for (int i = 0; i < 20; i++)
 		st->build_id[i] = (uint8_t)(0xa0 + i);
@@ -80,14 +73,7 @@ static struct symtab *sample_table(void)
 
 static void assert_same(const struct symtab *a, const struct symtab *b)
 {
-	assert_int_equal(a->nr, b->nr);
-	for (size_t i = 0; i < a->nr; i++) {
-		assert_true(a->syms[i].addr == b->syms[i].addr);
-		assert_true(a->syms[i].size == b->syms[i].size);
-		assert_int_equal(a->syms[i].type, b->syms[i].type);
-		assert_string_equal(a->syms[i].name, b->syms[i].name);
-		assert_true(!a->syms[i].module == !b->syms[i].module);
-	}
+	assert_same_symbols(a, b);
 	assert_string_equal(a->source, b->source);
 	assert_int_equal(a->build_id_len, b->build_id_len);
 	assert_memory_equal(a->build_id, b->build_id, a->build_id_len);

@@ -13,7 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/fileio.h"
 #include "base/pathtrust.h"
 #include "ksymblob.h"
 
@@ -30,7 +29,7 @@ struct image_id {
 	int64_t ctime_nsec;
 };
 
-/* An entry: this header, then the blob. Little-endian, as the blob. */
+/* An entry: this header, then the blob, in the machine's own byte order. */
 struct entry_header {
 	char magic[8];
 	struct image_id id;

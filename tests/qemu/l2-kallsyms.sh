@@ -2,14 +2,16 @@
 # make-l2-initrd.sh, which writes its runtime /proc/kallsyms to a virtio
 # serial port backed by a file.
 #
-# wait_l2_kallsyms FILE: wait (up to two minutes) until FILE holds the whole
-# table: over 1 MB and no longer growing.
+# wait_l2_kallsyms FILE PID: wait (up to two minutes) until FILE holds the
+# whole table: over 1 MB and no longer growing. Returns 2 at once when PID
+# (L2's QEMU) has exited without it.
 wait_l2_kallsyms() {
-	local file=$1 last=-1 size
+	local file=$1 pid=$2 last=-1 size
 	for _ in $(seq 1 120); do
 		sleep 1
 		size=$(stat -c %s "$file")
 		[ "$size" -gt 1000000 ] && [ "$size" = "$last" ] && return 0
+		kill -0 "$pid" 2>/dev/null || return 2
 		last=$size
 	done
 	return 1
@@ -27,15 +29,21 @@ l2_unslid() {
 # FILE) in the background, its output in l2-console.log, and wait for the
 # table; when it is at the unslid address (l2_unslid), boot L2 again, at
 # most twice, each time said in ./status. Sets L2_PID; returns 1 when no
-# table came.
+# table came, and says in ./status when QEMU ended before writing it.
 l2_boot() {
-	local file=$1 n
+	local file=$1 n ret
 	shift
 	for n in 1 2 3; do
 		: >"$file"
 		"$@" >l2-console.log 2>&1 &
 		L2_PID=$!
-		wait_l2_kallsyms "$file" || return 1
+		wait_l2_kallsyms "$file" $L2_PID
+		ret=$?
+		if [ $ret = 2 ]; then
+			wait $L2_PID
+			echo "l2: boot $n: QEMU exited (status $?) before L2 wrote its kallsyms" >>status
+		fi
+		[ $ret = 0 ] || return 1
 		[ $n -lt 3 ] && l2_unslid "$file" || return 0
 		echo "l2: boot $n is at the unslid address: boot again" >>status
 		kill $L2_PID

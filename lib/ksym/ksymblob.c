@@ -150,7 +150,7 @@ static int fill_table(const uint8_t *raw, size_t len, const char *what, struct s
 	name_off = (const uint32_t *)(addrs + h.nr);
 	mod_off = name_off + h.nr;
 	types = (const uint8_t *)(mod_off + h.nr);
-	/* Names stay in the decompressed buffer, which the table then owns. */
+	/* Names stay in @raw, which must outlive the table (see ksymblob.h). */
 	names = (char *)(types + h.nr);
 	st->syms = kp_alloc_huge(h.nr * sizeof(*st->syms));
 	if (!st->syms)
@@ -263,7 +263,6 @@ int ksymblob_decode_raw(const void *raw, size_t len, const char *what,
 int ksymblob_decode(const void *blob, size_t len, const char *what, struct symtab **out,
 		    struct kp_err *err)
 {
-	struct symtab *st;
 	void *raw;
 	size_t raw_len;
 	bool lz4;
@@ -278,21 +277,11 @@ int ksymblob_decode(const void *blob, size_t len, const char *what, struct symta
 		kp_err_prefix(err, "%s: embedded symbol table", what);
 		return ret;
 	}
-	if (raw_len < sizeof(struct blob_header)) {
+	/* Names stay in the decompressed buffer, which the table then owns. */
+	ret = ksymblob_decode_raw(raw, raw_len, what, out, err);
+	if (ret)
 		free(raw);
-		return bad(err, what, "truncated");
-	}
-	st = symtab_new();
-	if (!st) {
-		free(raw);
-		return kp_errorf(err, ENOMEM, "%s: out of memory", what);
-	}
-	st->owned = raw;
-	ret = fill_table(raw, raw_len, what, st, err);
-	if (ret) {
-		symtab_free(st);
-		return ret;
-	}
-	*out = st;
-	return 0;
+	else
+		(*out)->owned = raw;
+	return ret;
 }

@@ -54,6 +54,10 @@ tally() {
 		# With cmocka's "ERROR: " lines: they say why, e.g. which input is missing.
 		grep -E '^(not ok( |$)|ERROR: )' "$log" | grep -viE '^not ok.*# *SKIP' | head -20 |
 			sed 's/^/      /'
+		# And the suite's own diagnostics ("# " lines: timings, a guest's
+		# status), so that a failure on a machine whose logs are gone can
+		# still be understood from this output alone.
+		grep -E '^# ' "$log" | head -25 | sed 's/^/      /'
 	else
 		printf '  %-40s %d passed%s\n' "$suite" "$p" "$([ "$s" -gt 0 ] && echo ", $s skipped")"
 	fi

@@ -139,7 +139,8 @@ timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu EPYC -m "$MEM" -smp 2 \
 	</dev/null >"$WORK/console" 2>&1
 rc=$?
 if ((rc == 124)); then
-	echo "l1-run: timed out after $TIMEOUT s" >&2
+	echo "l1-run: timed out after $TIMEOUT s; console:" >&2
+	tail -30 "$WORK/console" >&2
 	exit 124
 fi
 status=$(sed -n 's/^l1: status \([0-9]*\).*/\1/p' "$WORK/console" | tr -d '\r' | tail -1)

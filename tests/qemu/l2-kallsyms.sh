@@ -77,3 +77,41 @@ l2_go() {
 	timeout 10 sh -c 'echo go >"$1/go.in"' sh "$L2_GO_DIR"
 	return $ret
 }
+
+# wait_exit PID SECONDS: wait for PID, a child of this shell, to exit, at
+# most SECONDS; then sets EXIT_STATUS. Returns 1 when PID still runs.
+wait_exit() {
+	local pid=$1 n=$(($2 * 5))
+	while [ $n -gt 0 ] && kill -0 "$pid" 2>/dev/null; do
+		sleep 0.2
+		n=$((n - 1))
+	done
+	kill -0 "$pid" 2>/dev/null && return 1
+	wait "$pid"
+	EXIT_STATUS=$?
+	return 0
+}
+
+# proc_state PID: where PID waits, in one line (state, wait channel,
+# system call, innermost kernel frames): what a hung run leaves to go on.
+proc_state() {
+	local p=/proc/$1
+	printf 'state %s, wchan %s, syscall %s, stack %s' \
+		"$(awk '/^State:/ { print $2 }' "$p/status" 2>/dev/null)" \
+		"$(cat "$p/wchan" 2>/dev/null)" "$(cut -d' ' -f1 "$p/syscall" 2>/dev/null)" \
+		"$(head -4 "$p/stack" 2>/dev/null | awk '{ print $2 }' | paste -sd' ')"
+}
+
+# wait_recorder PID NAME SECONDS: the recorder PID's status in ./status as
+# "NAME: STATUS"; when it has not exited SECONDS after its workload ended,
+# where it waits instead, and it is killed.
+wait_recorder() {
+	local pid=$1 name=$2
+	if wait_exit "$pid" "$3"; then
+		echo "$name: $EXIT_STATUS" >>status
+		return
+	fi
+	echo "$name: still running $3 s after L2 exited: $(proc_state "$pid"); killed" >>status
+	kill -9 "$pid"
+	wait "$pid"
+}

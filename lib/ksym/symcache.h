@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The symbol cache: tables decoded from kernel images, kept per user.
+ * The symbol cache: tables decoded from kernel images or parsed from big
+ * kallsyms text, kept per user.
  *
  * A vmlinuz holds its symbols only inside the compressed kernel: Debian's
  * 6.12 image must be decompressed whole (57 MB of zstd output) to find its
- * kallsyms tables, 0.15 s and 100 MB on every report. The table it yields
- * is stored once as an uncompressed ksym blob (ksymblob.h), under a name
- * made from the image file's identity (device, inode, size, modification
- * and change times, to the nanosecond), and mapped back while that file is
- * unchanged: nothing to decompress, and the names stay in the page cache. Any change to
- * the file changes its change time, which no user can set, so a changed image is decoded
- * again.
+ * kallsyms tables, 0.15 s and 100 MB on every report; a guest's copied
+ * /proc/kallsyms takes 15 ms to parse. The table is stored once as an
+ * uncompressed ksym blob (ksymblob.h), under a name made from the file's
+ * identity (device, inode, size, modification and change times, to the
+ * nanosecond), and mapped back while that file is unchanged: nothing to
+ * decompress or parse, and the names stay in the page cache. Any change to
+ * the file changes its change time, which no user can set, so a changed
+ * file is read again. (symsrc.c says which files are worth it.)
  *
  * The cache is a hint, never an input to trust: the folder must pass
  * kp_path_trusted() for the user (owned by them or root and writable by no
@@ -28,6 +30,14 @@
 
 #include "base/err.h"
 #include "symtab.h"
+
+/*
+ * Kallsyms or System.map text this big or bigger is cached too: a kernel's
+ * full table (160k lines, 7 MB) parses in about 15 ms here, an entry maps
+ * in about 5; a table of a few thousand lines parses in less than the
+ * lookup costs.
+ */
+#define SYMCACHE_TEXT_MIN (1ULL << 20)
 
 /* A kernel with all its symbols makes a blob of a few MB. */
 #define SYMCACHE_ENTRY_MAX (64ULL << 20)
@@ -47,19 +57,19 @@
 bool symcache_default_dir(char *buf, size_t size);
 
 /*
- * The table stored for the image file @image describes, whose decompressed
- * kernel was at most @max bytes. 0 and *out on a hit; -ENOENT on a miss,
- * which includes every entry not used for one of the reasons above (@why,
- * when not NULL, says which, for -v output).
+ * The table stored for the file @image describes, whose decompressed
+ * kernel (0 for text) was at most @max bytes. 0 and *out on a hit; -ENOENT
+ * on a miss, which includes every entry not used for one of the reasons
+ * above (@why, when not NULL, says which, for -v output).
  */
 int symcache_load(const char *dir, const struct stat *image, uint64_t max,
 		  struct symtab **out, struct kp_err *why);
 
 /*
- * Store @st, decoded from the image @image describes, whose decompressed
- * kernel was @kernel_len bytes. Creates @dir (mode 0700) and any missing
- * parents; the entry appears whole or not at all (written aside, then
- * renamed); then keeps at most SYMCACHE_ENTRIES. Returns 0 or a negative
+ * Store @st, read from the file @image describes, whose decompressed
+ * kernel was @kernel_len bytes (0: text). Creates @dir (mode 0700) and any
+ * missing parents; the entry appears whole or not at all (written aside,
+ * then renamed); then keeps at most SYMCACHE_ENTRIES. Returns 0 or a negative
  * errno, with @err naming the path.
  */
 int symcache_store(const char *dir, const struct stat *image, uint64_t kernel_len,

@@ -6,12 +6,17 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/vfs.h>
 
 #include "decompress.h"
 #include "base/fileio.h"
 #include "kallsyms.h"
 #include "kimage.h"
 #include "symcache.h"
+
+#ifndef FUSE_SUPER_MAGIC
+#define FUSE_SUPER_MAGIC 0x65735546
+#endif
 
 const char *symsrc_kind_name(enum symsrc_kind kind)
 {
@@ -164,19 +169,40 @@ void symsrc_set_cache(const char *dir, symsrc_cache_warn_fn warn)
 	cache.warn = warn;
 }
 
-/* Only kernel images: every other source parses faster than a lookup pays. */
-static bool cacheable(const struct kp_mapping *map)
+/* A file that a FUSE daemon serves: its identity is whatever the daemon says. */
+static bool served_by_fuse(const char *path)
 {
-	return cache.dir[0] && map->mapped && kimage_is_bzimage(map->data, map->len);
+	struct statfs sfs;
+
+	return statfs(path, &sfs) || sfs.f_type == FUSE_SUPER_MAGIC;
+}
+
+/*
+ * Kernel images, a decompression of tens of MB each; and big kallsyms or
+ * System.map text, whose 160k lines take three times as long to parse as
+ * an entry to map. Not smaller text, which parses faster than a lookup
+ * pays; not text a FUSE daemon serves (guestfs-mount makes its kallsyms
+ * afresh when a guest changes, under times of its own choosing); not what
+ * is not a regular file (/proc/kallsyms changes with every module load).
+ */
+static bool cacheable(const char *path, const struct kp_mapping *map)
+{
+	if (!cache.dir[0] || !map->mapped)
+		return false;
+	if (kimage_is_bzimage(map->data, map->len))
+		return true;
+	return map->len >= SYMCACHE_TEXT_MIN &&
+	       kallsyms_text_detect(map->data, map->len) && !served_by_fuse(path);
 }
 
 static void cache_store(const struct kp_mapping *map, const struct symtab *st)
 {
 	struct kp_err err = {0};
+	uint64_t kernel_len = kimage_is_bzimage(map->data, map->len)
+				      ? kimage_kernel_size(map->data, map->len)
+				      : 0;
 
-	if (symcache_store(cache.dir, &map->st, kimage_kernel_size(map->data, map->len),
-			   st, &err) &&
-	    cache.warn)
+	if (symcache_store(cache.dir, &map->st, kernel_len, st, &err) && cache.warn)
 		cache.warn(&err);
 }
 
@@ -184,6 +210,7 @@ int symsrc_load_file(const char *path, uint64_t max, struct symtab **out,
 		     struct kmod_layout *layout, struct kp_err *err)
 {
 	struct kp_mapping map;
+	bool use_cache;
 	int ret;
 
 	*out = NULL;
@@ -191,12 +218,13 @@ int symsrc_load_file(const char *path, uint64_t max, struct symtab **out,
 	ret = kp_map_file(path, KP_FILE_MAX, &map, err);
 	if (ret)
 		return ret;
-	if (cacheable(&map) && !symcache_load(cache.dir, &map.st, max, out, NULL)) {
+	use_cache = cacheable(path, &map);
+	if (use_cache && !symcache_load(cache.dir, &map.st, max, out, NULL)) {
 		kp_unmap_file(&map);
 		return 0;
 	}
 	ret = symsrc_load_buffer(map.data, map.len, path, max, out, layout, err);
-	if (!ret && cacheable(&map))
+	if (!ret && use_cache)
 		cache_store(&map, *out);
 	kp_unmap_file(&map);
 	return ret;

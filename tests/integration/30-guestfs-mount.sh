@@ -199,6 +199,18 @@ check "deb2p: info.json lists both kernels" \
 check "deb2p: kallsyms == kvmprof symbols of the package's vmlinuz ($V612)" cmp "$TMP/ref612" "$MNT/deb2p/kallsyms"
 check "deb2p: kernels/$V61/kallsyms == kvmprof symbols of its vmlinuz" cmp "$TMP/ref61" "$MNT/deb2p/kernels/$V61/kallsyms"
 check "deb2p: System.map made from the same symbols (placeholder replaced)" cmp "$TMP/ref612" "$MNT/deb2p/System.map"
+# The symbol cache keeps big kallsyms text, but never a served file's: the
+# daemon makes it afresh when the guest changes, under times of its own.
+# The same text copied to a regular file is cached (the check means something).
+sc=$TMP/served-symcache
+KVMPROF_SYMBOL_CACHE=$sc "$KVMPROF" symbols "$MNT/deb2p/kallsyms" >"$TMP/served.txt"
+check "deb2p: the served kallsyms read as a symbol source, and not cached" \
+	bash -c "cmp -s '$TMP/served.txt' '$TMP/ref612' && ! ls '$sc'/*.ksym >/dev/null 2>&1"
+cp "$MNT/deb2p/kallsyms" "$TMP/copied-kallsyms"
+KVMPROF_SYMBOL_CACHE=$sc "$KVMPROF" symbols "$TMP/copied-kallsyms" >/dev/null
+KVMPROF_SYMBOL_CACHE=$sc "$KVMPROF" symbols "$TMP/copied-kallsyms" >"$TMP/copied.txt"
+check "deb2p: a copy of it in a regular file is cached, and reads the same from there" \
+	bash -c "test \$(ls '$sc'/*.ksym | wc -l) = 1 && cmp -s '$TMP/copied.txt' '$TMP/ref612'"
 check "deb2p: config == the package's" cmp "$K612/boot/config-$V612" "$MNT/deb2p/config"
 check "deb2p: config-$V61 read through an absolute symlink resolved in the guest" \
 	cmp "$K61/boot/config-$V61" "$MNT/deb2p/kernels/$V61/config"

@@ -2,7 +2,8 @@
 /*
  * The symbol cache: a stored table comes back whole for the same image
  * file, and only for it; damaged, foreign or untrusted entries are misses;
- * and symsrc_load_file() really serves a Debian vmlinuz from it.
+ * and symsrc_load_file() really serves a Debian vmlinuz and a big kallsyms
+ * file from it, and leaves small text and /proc/kallsyms out.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -359,8 +360,11 @@ static struct symtab *load(const char *path)
 	return st;
 }
 
-/* Mark the stored entry: a table that comes back marked came from the cache. */
-static void mark_entry(struct fixture *f)
+/*
+ * Mark the stored entry, whose source starts with @source: a table that
+ * comes back marked came from the cache.
+ */
+static void mark_entry(struct fixture *f, const char *source)
 {
 	size_t len;
 	uint8_t *p;
@@ -377,7 +381,7 @@ static void mark_entry(struct fixture *f)
 	globfree(&g);
 	p = read_bytes(f->entry, &len);
 	assert_true(len > source_at + sizeof(marker));
-	assert_memory_equal(p + source_at, "bzImage zstd", 12);
+	assert_memory_equal(p + source_at, source, strlen(source));
 	memcpy(p + source_at, marker, sizeof(marker));
 	write_bytes(f->entry, p, len);
 	free(p);
@@ -392,7 +396,7 @@ static void test_vmlinuz_served_from_cache(void **state)
 	symsrc_set_cache(f->cache, NULL);
 	decoded = load(f->image);
 	assert_true(decoded->nr > 100000);
-	mark_entry(f);
+	mark_entry(f, "bzImage zstd");
 	cached = load(f->image);
 	assert_string_equal(cached->source, "from the cache");
 	strcpy(cached->source, decoded->source);
@@ -405,6 +409,79 @@ static void test_vmlinuz_served_from_cache(void **state)
 	symtab_free(again);
 	symtab_free(cached);
 	symtab_free(decoded);
+}
+
+/* ---- kallsyms text ---- */
+
+/*
+ * A kernel's /proc/kallsyms as a guest's copy has it, @nr lines: core
+ * symbols, the text bounds and a module's, whose names say which they are.
+ */
+static void write_kallsyms(const char *path, int nr)
+{
+	FILE *out = fopen(path, "w");
+
+	assert_non_null(out);
+	fprintf(out, "ffffffff81000000 T _text\n");
+	for (int i = 0; i < nr - 4; i++)
+		fprintf(out, "%016llx %c core_function_number_%d\n",
+			0xffffffff81001000ULL + (unsigned long long)i * 0x40,
+			i % 7 ? 't' : 'T', i);
+	fprintf(out, "ffffffff82000000 T _etext\n");
+	fprintf(out, "ffffffffc0001000 t mod_init_one\t[some_mod]\n");
+	fprintf(out, "ffffffffc0001100 t mod_exit_one\t[some_mod]\n");
+	fclose(out);
+}
+
+static void test_kallsyms_served_from_cache(void **state)
+{
+	struct fixture *f = *state;
+	struct symtab *parsed, *cached, *again;
+	const struct ksym *mod;
+	struct stat sb;
+
+	/* 40000 lines: well over SYMCACHE_TEXT_MIN. */
+	write_kallsyms(f->image, 40000);
+	assert_int_equal(stat(f->image, &sb), 0);
+	assert_true((uint64_t)sb.st_size >= SYMCACHE_TEXT_MIN);
+	symsrc_set_cache(f->cache, NULL);
+	parsed = load(f->image);
+	assert_int_equal(parsed->nr, 40000);
+	assert_int_equal(count_entries(f), 1);
+	mark_entry(f, f->image);
+	cached = load(f->image);
+	assert_string_equal(cached->source, "from the cache");
+	strcpy(cached->source, parsed->source);
+	assert_same(parsed, cached);
+	mod = symtab_lookup(cached, 0xffffffffc0001104ULL, 0, NULL);
+	assert_non_null(mod);
+	assert_string_equal(mod->name, "mod_exit_one");
+	assert_string_equal(mod->module, "some_mod");
+	/* Rewritten: parsed again. */
+	write_kallsyms(f->image, 40000);
+	again = load(f->image);
+	assert_string_equal(again->source, parsed->source);
+	symsrc_set_cache(NULL, NULL);
+	symtab_free(again);
+	symtab_free(cached);
+	symtab_free(parsed);
+}
+
+/* Small text parses faster than a lookup pays; /proc/kallsyms is no regular file. */
+static void test_small_or_proc_kallsyms_not_cached(void **state)
+{
+	struct fixture *f = *state;
+	struct symtab *st;
+
+	write_kallsyms(f->image, 2000);
+	symsrc_set_cache(f->cache, NULL);
+	st = load(f->image);
+	assert_int_equal(st->nr, 2000);
+	symtab_free(st);
+	st = load("/proc/kallsyms");
+	symtab_free(st);
+	symsrc_set_cache(NULL, NULL);
+	assert_int_equal(count_entries(f), 0);
 }
 
 int main(void)
@@ -422,6 +499,10 @@ int main(void)
 		cmocka_unit_test(test_default_dir),
 		cmocka_unit_test_setup_teardown(test_vmlinuz_served_from_cache, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_kallsyms_served_from_cache, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_small_or_proc_kallsyms_not_cached,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -98,7 +98,7 @@ static int compress(const void *raw, size_t len, void **out, size_t *out_len)
 	return 0;
 }
 
-int ksymblob_encode_raw(const struct symtab *st, void **out, size_t *out_len)
+static int encode_raw(const struct symtab *st, void **out, size_t *out_len)
 {
 	size_t names_len = names_size(st), len = raw_size(st->nr, names_len);
 	uint8_t *raw;
@@ -118,7 +118,7 @@ int ksymblob_encode(const struct symtab *st, void **out, size_t *out_len)
 {
 	void *raw;
 	size_t len;
-	int ret = ksymblob_encode_raw(st, &raw, &len);
+	int ret = encode_raw(st, &raw, &len);
 
 	if (ret)
 		return ret;
@@ -239,8 +239,9 @@ static int decompress(const void *blob, size_t len, void **out, size_t *out_len,
 	return 0;
 }
 
-int ksymblob_decode_raw(const void *raw, size_t len, const char *what,
-			struct symtab **out, struct kp_err *err)
+/* The uncompressed layout; the names stay in @raw, which must outlive the table. */
+static int decode_raw(const void *raw, size_t len, const char *what, struct symtab **out,
+		      struct kp_err *err)
 {
 	struct symtab *st;
 	int ret;
@@ -278,7 +279,7 @@ int ksymblob_decode(const void *blob, size_t len, const char *what, struct symta
 		return ret;
 	}
 	/* Names stay in the decompressed buffer, which the table then owns. */
-	ret = ksymblob_decode_raw(raw, raw_len, what, out, err);
+	ret = decode_raw(raw, raw_len, what, out, err);
 	if (ret)
 		free(raw);
 	else

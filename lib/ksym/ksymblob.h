@@ -24,14 +24,4 @@ int ksymblob_encode(const struct symtab *st, void **out, size_t *out_len);
 int ksymblob_decode(const void *blob, size_t len, const char *what, struct symtab **out,
 		    struct kp_err *err);
 
-/*
- * The uncompressed layout alone, for a file that is mapped rather than read
- * (the symbol cache: no decompression, and no memory of its own for names).
- * ksymblob_decode_raw() checks it as ksymblob_decode() does; the names stay
- * in @raw (8-byte aligned), which must outlive the table.
- */
-int ksymblob_encode_raw(const struct symtab *st, void **out, size_t *out_len);
-int ksymblob_decode_raw(const void *raw, size_t len, const char *what,
-			struct symtab **out, struct kp_err *err);
-
 #endif

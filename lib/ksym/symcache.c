@@ -14,58 +14,7 @@
 #include <unistd.h>
 
 #include "base/pathtrust.h"
-#include "ksymblob.h"
-
-#define ENTRY_MAGIC "KPSYMC2"
-
-/* Everything a stat() says that a change to the file would change. */
-struct image_id {
-	uint64_t dev;
-	uint64_t ino;
-	uint64_t size;
-	int64_t mtime_sec;
-	int64_t mtime_nsec;
-	int64_t ctime_sec;
-	int64_t ctime_nsec;
-};
-
-/* An entry: this header, then the blob, in the machine's own byte order. */
-struct entry_header {
-	char magic[8];
-	struct image_id id;
-	uint64_t kernel_len; /* the decompressed kernel's size */
-	uint64_t blob_len;
-	char source[128];
-	uint8_t build_id[KP_BUILD_ID_MAX];
-	uint32_t build_id_len;
-};
-
-_Static_assert(sizeof(struct entry_header) % 8 == 0,
-	       "the blob after the header must be 8-byte aligned in the mapping");
-
-static struct image_id image_id_of(const struct stat *sb)
-{
-	return (struct image_id){
-		.dev = (uint64_t)sb->st_dev,
-		.ino = (uint64_t)sb->st_ino,
-		.size = (uint64_t)sb->st_size,
-		.mtime_sec = sb->st_mtim.tv_sec,
-		.mtime_nsec = sb->st_mtim.tv_nsec,
-		.ctime_sec = sb->st_ctim.tv_sec,
-		.ctime_nsec = sb->st_ctim.tv_nsec,
-	};
-}
-
-/* FNV-1a over the identity: the name only spreads entries, the header decides. */
-static uint64_t image_id_hash(const struct image_id *id)
-{
-	const unsigned char *p = (const unsigned char *)id;
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < sizeof(*id); i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
-}
+#include "symcache_entry.h"
 
 static int entry_path(char *buf, size_t size, const char *dir, const struct image_id *id)
 {
@@ -117,33 +66,50 @@ static int open_entry(const char *path, struct stat *sb, struct kp_err *why)
 	return fd;
 }
 
-static int entry_table(const struct entry_header *h, const char *path, uint64_t max,
-		       struct symtab **out, struct kp_err *why)
+/* The header, read before mapping: it says where to map the entry. */
+static int read_header(int fd, const char *path, const struct image_id *id, uint64_t max,
+		       struct entry_header *h, struct kp_err *why)
 {
-	struct kp_err err = {0};
-
+	if (pread(fd, h, sizeof(*h), 0) != (ssize_t)sizeof(*h))
+		return miss(why, path, "truncated");
+	if (memcmp(h->magic, SYMCACHE_ENTRY_MAGIC, sizeof(h->magic)) ||
+	    memcmp(&h->id, id, sizeof(*id)))
+		return miss(why, path, "made for another file or version");
 	if (h->kernel_len > max)
 		return miss(why, path, "its kernel is over this run's size limit");
-	if (h->build_id_len > KP_BUILD_ID_MAX || !memchr(h->source, 0, sizeof(h->source)))
-		return miss(why, path, "malformed header");
-	if (ksymblob_decode_raw(h + 1, h->blob_len, path, out, &err))
-		return miss(why, path, err.msg);
-	memcpy((*out)->source, h->source, sizeof(h->source));
-	memcpy((*out)->build_id, h->build_id, h->build_id_len);
-	(*out)->build_id_len = h->build_id_len;
 	return 0;
 }
 
 /*
+ * At the address the entry was laid out for when that is free (see
+ * symcache_entry.h), else anywhere. Read-only and populated at once: the
+ * pages are the page cache's, and a fault each would cost more than
+ * mapping them all in one go.
+ */
+static void *map_entry(int fd, size_t len, uint64_t base)
+{
+	void *want = (void *)(uintptr_t)base;
+	void *map = mmap(want, len, PROT_READ,
+			 MAP_PRIVATE | MAP_POPULATE | MAP_FIXED_NOREPLACE, fd, 0);
+
+	if (map == want)
+		return map;
+	/* Taken, or a kernel that treats the flag as a hint. */
+	if (map != MAP_FAILED)
+		munmap(map, len);
+	return mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+}
+
+/*
  * The entry is mapped, not read: its pages are the page cache's, so the
- * table's names cost no memory of their own and nothing is copied.
+ * table costs no memory of its own and nothing is copied.
  */
 int symcache_load(const char *dir, const struct stat *image, uint64_t max,
 		  struct symtab **out, struct kp_err *why)
 {
 	struct image_id id = image_id_of(image);
 	struct kp_err err = {0};
-	const struct entry_header *h;
+	struct entry_header h;
 	char path[4096];
 	struct stat sb;
 	void *map;
@@ -157,21 +123,16 @@ int symcache_load(const char *dir, const struct stat *image, uint64_t max,
 	fd = open_entry(path, &sb, why);
 	if (fd < 0)
 		return fd;
-	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	ret = read_header(fd, path, &id, max, &h, why);
+	map = ret ? MAP_FAILED : map_entry(fd, (size_t)sb.st_size, h.base);
 	close(fd);
+	if (ret)
+		return ret;
 	if (map == MAP_FAILED)
 		return miss(why, path, strerror(errno));
-	h = map;
-	if (memcmp(h->magic, ENTRY_MAGIC, sizeof(h->magic)) ||
-	    memcmp(&h->id, &id, sizeof(id)))
-		ret = miss(why, path, "made for another file or version");
-	else if (h->blob_len != (uint64_t)sb.st_size - sizeof(*h))
-		ret = miss(why, path, "truncated");
-	else
-		ret = entry_table(h, path, max, out, why);
-	if (ret) {
+	if (symcache_entry_table(map, (size_t)sb.st_size, path, out, &err)) {
 		munmap(map, (size_t)sb.st_size);
-		return ret;
+		return miss(why, path, err.msg);
 	}
 	(*out)->owned_map = map;
 	(*out)->owned_map_len = (size_t)sb.st_size;
@@ -222,7 +183,7 @@ static int write_all(int fd, const void *buf, size_t len)
  * Write the entry beside its final name, then rename it into place: never
  * rewritten in place, since readers map it (a cut mapping faults).
  */
-static int write_entry(const char *path, const struct entry_header *h, const void *blob,
+static int write_entry(const char *path, const void *entry, size_t len,
 		       struct kp_err *err)
 {
 	char tmp[4096 + 16];
@@ -232,9 +193,7 @@ static int write_entry(const char *path, const struct entry_header *h, const voi
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return kp_errorf(err, errno, "%s: %s", tmp, strerror(errno));
-	ret = write_all(fd, h, sizeof(*h));
-	if (!ret)
-		ret = write_all(fd, blob, h->blob_len);
+	ret = write_all(fd, entry, len);
 	if (close(fd) && !ret)
 		ret = -errno;
 	if (!ret && rename(tmp, path))
@@ -313,12 +272,12 @@ static void prune(const char *dir)
 int symcache_store(const char *dir, const struct stat *image, uint64_t kernel_len,
 		   const struct symtab *st, struct kp_err *err)
 {
-	struct entry_header h = {.magic = ENTRY_MAGIC,
+	struct entry_header h = {.magic = SYMCACHE_ENTRY_MAGIC,
 				 .id = image_id_of(image),
 				 .kernel_len = kernel_len,
 				 .build_id_len = (uint32_t)st->build_id_len};
 	char path[4096];
-	void *blob;
+	void *entry;
 	size_t len;
 	int ret;
 
@@ -332,11 +291,14 @@ int symcache_store(const char *dir, const struct stat *image, uint64_t kernel_le
 	memcpy(h.source, st->source, sizeof(h.source));
 	h.source[sizeof(h.source) - 1] = '\0';
 	memcpy(h.build_id, st->build_id, sizeof(h.build_id));
-	if (ksymblob_encode_raw(st, &blob, &len))
-		return kp_errorf(err, ENOMEM, "%s: out of memory", path);
-	h.blob_len = len;
-	ret = write_entry(path, &h, blob, err);
-	free(blob);
+	ret = symcache_entry_encode(st, &h, &entry, &len);
+	if (ret)
+		return kp_errorf(err, -ret, "%s: %s", path,
+				 ret == -ENOMEM	 ? "out of memory"
+				 : ret == -EFBIG ? "the table is too big for an entry"
+						 : "the table is not indexed");
+	ret = write_entry(path, entry, len, err);
+	free(entry);
 	if (!ret)
 		prune(dir);
 	return ret;

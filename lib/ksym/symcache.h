@@ -6,11 +6,11 @@
  * A vmlinuz holds its symbols only inside the compressed kernel: Debian's
  * 6.12 image must be decompressed whole (57 MB of zstd output) to find its
  * kallsyms tables, 0.15 s and 100 MB on every report; a guest's copied
- * /proc/kallsyms takes 15 ms to parse. The table is stored once as an
- * uncompressed ksym blob (ksymblob.h), under a name made from the file's
- * identity (device, inode, size, modification and change times, to the
- * nanosecond), and mapped back while that file is unchanged: nothing to
- * decompress or parse, and the names stay in the page cache. Any change to
+ * /proc/kallsyms takes 15 ms to parse. The table is stored once, laid out
+ * as a process uses it (symcache_entry.h), under a name made from the
+ * file's identity (device, inode, size, modification and change times, to
+ * the nanosecond), and mapped back while that file is unchanged: nothing
+ * to decompress or parse, and the table stays in the page cache. Any change to
  * the file changes its change time, which no user can set, so a changed
  * file is read again. (symsrc.c says which files are worth it.)
  *
@@ -18,7 +18,7 @@
  * kp_path_trusted() for the user (owned by them or root and writable by no
  * one else, from / down), an entry must be a regular file they own that no
  * one else may write, no larger than SYMCACHE_ENTRY_MAX, whose header repeats
- * the identity in full; the blob is checked as the one in a perf.data is.
+ * the identity in full; the table in it is checked (symcache_entry.c).
  * Anything else is a miss: the image is decoded and the entry replaced.
  */
 #ifndef KVMPROF_SYMCACHE_H
@@ -34,7 +34,7 @@
 /*
  * Kallsyms or System.map text this big or bigger is cached too: a kernel's
  * full table (160k lines, 7 MB) parses in about 15 ms here, an entry maps
- * in about 5; a table of a few thousand lines parses in less than the
+ * in about 2; a table of a few thousand lines parses in less than the
  * lookup costs.
  */
 #define SYMCACHE_TEXT_MIN (1ULL << 20)
@@ -44,7 +44,8 @@
 
 /*
  * Every guest kernel update leaves its old image's entry behind: past this
- * many (about 7 MB each), storing one removes the oldest stored.
+ * many (about 13 MB each for a full kernel), storing one removes the oldest
+ * stored.
  */
 #define SYMCACHE_ENTRIES 32
 

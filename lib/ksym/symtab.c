@@ -29,8 +29,10 @@ void symtab_free(struct symtab *st)
 {
 	if (!st)
 		return;
-	free(st->syms);
-	free(st->addrs); /* best lives in the same block */
+	if (!st->syms_in_map)
+		free(st->syms);
+	if (!st->index_in_map)
+		free(st->addrs); /* best and buckets live in the same block */
 	free(st->owned);
 	if (st->owned_map)
 		munmap(st->owned_map, st->owned_map_len);
@@ -47,10 +49,33 @@ void symtab_set_source(struct symtab *st, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * A table whose symbols lie in a mapped cache entry is about to change:
+ * they move to memory of its own first (the index is rebuilt by
+ * symtab_finish()).
+ */
+static int own_syms(struct symtab *st)
+{
+	struct ksym *syms;
+
+	if (!st->syms_in_map)
+		return 0;
+	syms = kp_alloc_huge((st->nr ? st->nr : 1) * sizeof(*syms));
+	if (!syms)
+		return -ENOMEM;
+	memcpy(syms, st->syms, st->nr * sizeof(*syms));
+	st->syms = syms;
+	st->alloc = st->nr;
+	st->syms_in_map = false;
+	return 0;
+}
+
 int symtab_reserve(struct symtab *st, size_t nr, size_t name_bytes)
 {
 	struct ksym *syms;
 
+	if (own_syms(st))
+		return -ENOMEM;
 	if (st->nr + nr > st->alloc) {
 		/* Written once, read for the table's life: huge pages, one fault each. */
 		syms = kp_alloc_huge((st->nr + nr) * sizeof(*syms));
@@ -68,8 +93,11 @@ int symtab_reserve(struct symtab *st, size_t nr, size_t name_bytes)
 static int symtab_grow(struct symtab *st)
 {
 	size_t alloc = st->alloc ? st->alloc * 2 : 4096;
-	struct ksym *syms = realloc(st->syms, alloc * sizeof(*syms));
+	struct ksym *syms;
 
+	if (own_syms(st))
+		return -ENOMEM;
+	syms = realloc(st->syms, alloc * sizeof(*syms));
 	if (!syms)
 		return -ENOMEM;
 	st->syms = syms;
@@ -95,6 +123,7 @@ int symtab_add_len(struct symtab *st, uint64_t addr, char type, const char *name
 
 	if (st->nr == st->alloc && symtab_grow(st))
 		return -ENOMEM;
+	st->by_name = NULL;
 	sym = &st->syms[st->nr];
 	sym->addr = addr;
 	sym->size = 0;
@@ -258,7 +287,9 @@ static int index_addresses(struct symtab *st)
 	if (!addrs)
 		return -ENOMEM;
 	best = (uint32_t *)(addrs + nr);
-	free(st->addrs);
+	if (!st->index_in_map)
+		free(st->addrs);
+	st->index_in_map = false;
 	st->addrs = addrs;
 	st->best = best;
 	for (size_t i = 0; i < st->nr;) {
@@ -281,6 +312,9 @@ static int index_addresses(struct symtab *st)
 
 int symtab_finish(struct symtab *st)
 {
+	if (own_syms(st))
+		return -ENOMEM;
+	st->by_name = NULL; /* symbols may have come or moved */
 	/* Most sources are already ordered; sorting them again is wasted time. */
 	if (!is_sorted(st))
 		qsort(st->syms, st->nr, sizeof(*st->syms), ksym_cmp);
@@ -366,18 +400,80 @@ const struct ksym *symtab_lookup_text(const struct symtab *st, uint64_t addr,
 	return symtab_lookup(st, addr, slide, offset);
 }
 
+/*
+ * A kernel's anchors (entry_SYSCALL_64, _etext) lie a hundred thousand
+ * symbols in: the first byte is compared here, so that strcmp() is called
+ * for a few thousand names instead of every one.
+ */
+static bool same_name(const char *a, const char *b)
+{
+	return a[0] == b[0] && !strcmp(a, b);
+}
+
+/* The first position in st->by_name whose name is not below @name. */
+static size_t by_name_lower(const struct symtab *st, const char *name)
+{
+	size_t lo = 0, hi = st->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(st->syms[st->by_name[mid]].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Of the symbols named @name, by index, the first of the core kernel. */
+static const struct ksym *find_by_name(const struct symtab *st, const char *name)
+{
+	for (size_t i = by_name_lower(st, name);
+	     i < st->nr && !strcmp(st->syms[st->by_name[i]].name, name); i++)
+		if (!st->syms[st->by_name[i]].module)
+			return &st->syms[st->by_name[i]];
+	return NULL;
+}
+
 const struct ksym *symtab_find(const struct symtab *st, const char *name)
 {
+	const struct ksym *found = st->by_name ? find_by_name(st, name) : NULL;
+
+	/* Not there, or an order that a damaged entry spoiled: read them all. */
+	if (found)
+		return found;
 	for (size_t i = 0; i < st->nr; i++)
-		if (!st->syms[i].module && !strcmp(st->syms[i].name, name))
+		if (!st->syms[i].module && same_name(st->syms[i].name, name))
 			return &st->syms[i];
 	return NULL;
+}
+
+static int by_name_cmp(const void *a, const void *b, void *arg)
+{
+	const struct ksym *syms = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = strcmp(syms[x].name, syms[y].name);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+uint32_t *symtab_sort_by_name(const struct symtab *st)
+{
+	uint32_t *order = malloc((st->nr ? st->nr : 1) * sizeof(*order));
+
+	if (!order)
+		return NULL;
+	for (size_t i = 0; i < st->nr; i++)
+		order[i] = (uint32_t)i;
+	qsort_r(order, st->nr, sizeof(*order), by_name_cmp, st->syms);
+	return order;
 }
 
 const struct ksym *symtab_find_any(const struct symtab *st, const char *name)
 {
 	for (size_t i = 0; i < st->nr; i++)
-		if (!strcmp(st->syms[i].name, name))
+		if (same_name(st->syms[i].name, name))
 			return &st->syms[i];
 	return NULL;
 }

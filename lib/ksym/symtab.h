@@ -49,6 +49,18 @@ struct symtab {
 	void *owned;	 /* a buffer names point into (see ksymblob.c), or NULL */
 	void *owned_map; /* a file mapping they point into (symcache.c), or NULL */
 	size_t owned_map_len;
+	/*
+	 * syms, or the index (addrs, best, buckets), lie in owned_map, not in
+	 * memory of the table's own: read as they are, copied before a change.
+	 */
+	bool syms_in_map;
+	bool index_in_map;
+	/*
+	 * The symbols' indexes ordered by name, then index, for symtab_find()
+	 * to search instead of reading every name; NULL: none (a cache entry
+	 * has it, in owned_map).
+	 */
+	const uint32_t *by_name;
 	bool sorted;
 	bool bounded; /* sizes come from the source: lookups past a symbol's end fail */
 
@@ -108,6 +120,9 @@ const struct ksym *symtab_lookup_text(const struct symtab *st, uint64_t addr,
 
 /* First symbol with this name in the core kernel (module == NULL), or NULL. */
 const struct ksym *symtab_find(const struct symtab *st, const char *name);
+
+/* The symbols' indexes ordered by name, then index (see by_name); malloc()ed. */
+uint32_t *symtab_sort_by_name(const struct symtab *st);
 
 /* First symbol with this name, module or not, or NULL. */
 const struct ksym *symtab_find_any(const struct symtab *st, const char *name);

@@ -42,6 +42,18 @@ static inline void assert_same_symbols(const struct symtab *a, const struct symt
 		else
 			assert_null(b->syms[i].module);
 	}
+	/* And the index: each address, and the byte before it, look up alike. */
+	assert_int_equal(a->nr_addrs, b->nr_addrs);
+	for (size_t i = 0; i < a->nr; i++) {
+		for (uint64_t at = a->syms[i].addr - 1; at <= a->syms[i].addr; at++) {
+			const struct ksym *x = symtab_lookup(a, at, 0, NULL);
+			const struct ksym *y = symtab_lookup(b, at, 0, NULL);
+
+			assert_true(!x == !y);
+			if (x)
+				assert_int_equal(x - a->syms, y - b->syms);
+		}
+	}
 }
 
 #endif

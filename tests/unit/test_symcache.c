@@ -129,6 +129,74 @@ static void test_roundtrip(void **state)
 	symtab_free(st);
 }
 
+/*
+ * An entry is laid out for one address; a second table from it while the
+ * first holds that address is copied, with its name pointers moved, and
+ * must be the same table.
+ */
+static void test_mapped_elsewhere(void **state)
+{
+	struct fixture *f = *state;
+	struct symtab *st = store_sample(f), *first = NULL, *second = NULL;
+
+	assert_int_equal(symcache_load(f->cache, &f->image_st, 1000, &first, NULL), 0);
+	assert_int_equal(symcache_load(f->cache, &f->image_st, 1000, &second, NULL), 0);
+	assert_true(first->syms_in_map && first->index_in_map);
+	assert_false(second->syms_in_map);
+	assert_true(second->index_in_map);
+	assert_ptr_not_equal(first->owned_map, second->owned_map);
+	/* The copy's names are in its own mapping, not the first's. */
+	for (size_t i = 0; i < second->nr; i++) {
+		const char *name = second->syms[i].name;
+
+		assert_true(name >= (char *)second->owned_map &&
+			    name < (char *)second->owned_map + second->owned_map_len);
+	}
+	assert_same(st, first);
+	assert_same(st, second);
+	symtab_free(first);
+	assert_same(st, second);
+	symtab_free(second);
+	symtab_free(st);
+}
+
+/*
+ * symtab_find() on a cached table searches its order by name; it must
+ * answer as the scan of a parsed table does: the first core symbol of the
+ * name, by address order, never a module's.
+ */
+static void test_find_by_name(void **state)
+{
+	static const char *const names[] = {"dup", "alpha", "zeta", "absent", "dup2"};
+	struct fixture *f = *state;
+	struct symtab *st = symtab_new(), *back = NULL;
+	struct kp_err err = {0};
+
+	assert_int_equal(symtab_add(st, 0xffffffff81000000ULL, 'T', "_text", NULL), 0);
+	assert_int_equal(symtab_add(st, 0xffffffff81000100ULL, 't', "dup", NULL), 0);
+	assert_int_equal(symtab_add(st, 0xffffffff81000200ULL, 'T', "alpha", NULL), 0);
+	assert_int_equal(symtab_add(st, 0xffffffff81000300ULL, 't', "dup", NULL), 0);
+	assert_int_equal(symtab_add(st, 0xffffffff81000400ULL, 'T', "zeta", NULL), 0);
+	assert_int_equal(symtab_add(st, 0xffffffffc0000000ULL, 't', "dup2", "mod"), 0);
+	assert_int_equal(symtab_add(st, 0xffffffffc0000100ULL, 't', "zeta", "mod"), 0);
+	assert_int_equal(symtab_finish(st), 0);
+	assert_int_equal(symcache_store(f->cache, &f->image_st, 0, st, &err), 0);
+	assert_int_equal(symcache_load(f->cache, &f->image_st, 1000, &back, NULL), 0);
+	assert_non_null(back->by_name);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const struct ksym *a = symtab_find(st, names[i]);
+		const struct ksym *b = symtab_find(back, names[i]);
+
+		assert_true(!a == !b);
+		if (a)
+			assert_int_equal(a - st->syms, b - back->syms);
+	}
+	assert_int_equal(symtab_find(back, "dup") - back->syms, 1);
+	assert_null(symtab_find(back, "dup2"));
+	symtab_free(back);
+	symtab_free(st);
+}
+
 static void test_nothing_stored(void **state)
 {
 	struct fixture *f = *state;
@@ -488,6 +556,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mapped_elsewhere, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_find_by_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nothing_stored, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_changed_image, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_entry_of_other_image, setup,

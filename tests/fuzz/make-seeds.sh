@@ -7,7 +7,7 @@ set -uo pipefail
 BUILD=$1
 C=$BUILD/fuzz-corpus
 mkdir -p "$C"/{fuzz_kallsyms,fuzz_elfsyms,fuzz_kimage,fuzz_decompress,fuzz_perfdata,fuzz_symsrc} \
-	"$C"/{fuzz_guestconf,fuzz_accesspolicy,fuzz_grub,fuzz_perffeat}
+	"$C"/{fuzz_guestconf,fuzz_accesspolicy,fuzz_grub,fuzz_perffeat,fuzz_symcache}
 # QEMU command lines as libvirt and the tests start them (fuzz_vmproc).
 mkdir -p "$C/fuzz_vmproc"
 [ -f "$C/fuzz_vmproc/libvirt" ] ||
@@ -18,7 +18,7 @@ mkdir -p "$C/fuzz_vmproc"
 		-device virtserialport,chardev=c0,name=org.libguestfs.channel.0 >"$C/fuzz_vmproc/libvirt"
 [ -f "$C/fuzz_vmproc/comm" ] || printf 'CPU 12/KVM\n' >"$C/fuzz_vmproc/comm"
 # Bumped when targets or seeds are added, so that older corpora get them.
-[ -f "$C/.seeded-2" ] && exit 0
+[ -f "$C/.seeded-3" ] && exit 0
 W=$(mktemp -d /tmp/kvmprof-seeds.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
@@ -39,6 +39,9 @@ cp "$C"/fuzz_kallsyms/* "$C"/fuzz_elfsyms/* "$C/fuzz_symsrc/" 2>/dev/null
 kdir=$(ls -d "${KVMPROF_CACHE:-/var/cache/kvmprof}"/kernel/*/ 2>/dev/null | head -1)
 [ -n "$kdir" ] && head -c 65536 "$kdir/bzImage" >"$C/fuzz_kimage/bzimage-head"
 "$BUILD/kvmprof" record -q -o "$C/fuzz_perfdata/small.data" -- true 2>/dev/null
+# A symbol cache entry as the store writes it (fuzz_symcache).
+[ -x "$BUILD/tests/test_symcache" ] &&
+	KVMPROF_SEED_DIR="$C/fuzz_symcache" "$BUILD/tests/test_symcache" >/dev/null 2>&1
 # Crafted files the reader must refuse cheaply: overlapping sections, ids
 # shared by every attr, guest-context decompression bombs.
 [ -x "$BUILD/tests/test_perfdata_limits" ] &&
@@ -87,4 +90,4 @@ feat_seeds() {
 for f in "$C"/fuzz_perfdata/*; do
 	feat_seeds "$f" "$(basename "$f")"
 done
-touch "$C/.seeded-2"
+touch "$C/.seeded-3"

@@ -110,6 +110,23 @@ static void expect_miss(const struct fixture *f, uint64_t max, const char *why_p
 		fail_msg("miss says \"%s\", expected \"%s\"", why.msg, why_part);
 }
 
+/*
+ * With KVMPROF_SEED_DIR set, keep a real entry as fuzz_symcache's seeds
+ * (make-seeds.sh), behind the first byte that picks a fuzz input's path:
+ * copied elsewhere, and at the address it names.
+ */
+static void keep_seed(const char *entry)
+{
+	const char *seeds = getenv("KVMPROF_SEED_DIR");
+
+	if (!seeds)
+		return;
+	assert_int_equal(
+		sh("{ printf '\\0'; cat '%s'; } >'%s/copied.ksym'", entry, seeds), 0);
+	assert_int_equal(
+		sh("{ printf '\\1'; cat '%s'; } >'%s/in-place.ksym'", entry, seeds), 0);
+}
+
 static void test_roundtrip(void **state)
 {
 	struct fixture *f = *state;
@@ -120,6 +137,7 @@ static void test_roundtrip(void **state)
 	assert_same(st, back);
 	assert_string_equal(symtab_lookup(back, 0xffffffff81001010ULL, 0, NULL)->name,
 			    "do_syscall_64");
+	keep_seed(f->entry);
 	/* Created private: the folders and the entry. */
 	assert_int_equal(stat(f->cache, &sb), 0);
 	assert_int_equal(sb.st_mode & 07777, 0700);

@@ -29,20 +29,6 @@ static size_t raw_size(uint64_t nr, uint64_t names_len)
 	return sizeof(struct blob_header) + nr * (8 + 4 + 4 + 1) + names_len;
 }
 
-/* Names and module names, each stored once, in one string area. */
-static size_t names_size(const struct symtab *st)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < st->nr; i++) {
-		n += strlen(st->syms[i].name) + 1;
-		if (st->syms[i].module &&
-		    (!i || st->syms[i].module != st->syms[i - 1].module))
-			n += strlen(st->syms[i].module) + 1;
-	}
-	return n;
-}
-
 static void fill_raw(const struct symtab *st, uint8_t *raw, size_t names_len)
 {
 	struct blob_header h = {BLOB_MAGIC, st->nr, names_len, 0};
@@ -63,7 +49,7 @@ static void fill_raw(const struct symtab *st, uint8_t *raw, size_t names_len)
 		memcpy(names + pos, s->name, len);
 		name_off[i] = pos;
 		pos += (uint32_t)len;
-		if (s->module && (!i || s->module != st->syms[i - 1].module)) {
+		if (symtab_module_starts(st, i)) {
 			len = strlen(s->module) + 1;
 			memcpy(names + pos, s->module, len);
 			last_mod = pos;
@@ -100,7 +86,7 @@ static int compress(const void *raw, size_t len, void **out, size_t *out_len)
 
 static int encode_raw(const struct symtab *st, void **out, size_t *out_len)
 {
-	size_t names_len = names_size(st), len = raw_size(st->nr, names_len);
+	size_t names_len = symtab_names_size(st), len = raw_size(st->nr, names_len);
 	uint8_t *raw;
 
 	if (names_len >= NO_MODULE)
@@ -150,7 +136,7 @@ static int fill_table(const uint8_t *raw, size_t len, const char *what, struct s
 	name_off = (const uint32_t *)(addrs + h.nr);
 	mod_off = name_off + h.nr;
 	types = (const uint8_t *)(mod_off + h.nr);
-	/* Names stay in @raw, which must outlive the table (see ksymblob.h). */
+	/* Names stay in @raw, which must outlive the table (see decode_raw()). */
 	names = (char *)(types + h.nr);
 	st->syms = kp_alloc_huge(h.nr * sizeof(*st->syms));
 	if (!st->syms)

@@ -39,7 +39,7 @@
  */
 #define SYMCACHE_TEXT_MIN (1ULL << 20)
 
-/* A kernel with all its symbols makes a blob of a few MB. */
+/* A kernel with all its symbols makes an entry of about 13 MB. */
 #define SYMCACHE_ENTRY_MAX (64ULL << 20)
 
 /*

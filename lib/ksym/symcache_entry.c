@@ -57,22 +57,6 @@ static size_t align8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-/* A module's name is stored once for its run of symbols, as the table keeps it. */
-static bool new_module(const struct symtab *st, size_t i)
-{
-	return st->syms[i].module && (!i || st->syms[i].module != st->syms[i - 1].module);
-}
-
-static size_t names_size(const struct symtab *st)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < st->nr; i++)
-		n += strlen(st->syms[i].name) + 1 +
-		     (new_module(st, i) ? strlen(st->syms[i].module) + 1 : 0);
-	return n;
-}
-
 static void place_arrays(struct entry_header *h, const struct symtab *st,
 			 size_t names_len)
 {
@@ -113,7 +97,7 @@ static void fill_syms(const struct entry_header *h, const struct symtab *st, uin
 		syms[i].size = st->syms[i].size;
 		syms[i].type = st->syms[i].type;
 		syms[i].name = put_name(h, e, &pos, st->syms[i].name);
-		if (new_module(st, i))
+		if (symtab_module_starts(st, i))
 			module = put_name(h, e, &pos, st->syms[i].module);
 		syms[i].module = st->syms[i].module ? module : NULL;
 	}
@@ -123,7 +107,6 @@ int symcache_entry_encode(const struct symtab *st, const struct entry_header *pr
 			  void **out, size_t *len)
 {
 	struct entry_header h = *proto;
-	uint32_t *by_name;
 	size_t names_len;
 	uint8_t *e;
 
@@ -132,7 +115,7 @@ int symcache_entry_encode(const struct symtab *st, const struct entry_header *pr
 		return -EINVAL;
 	if (st->nr > ENTRY_NR_MAX)
 		return -EFBIG;
-	names_len = names_size(st);
+	names_len = symtab_names_size(st);
 	place_arrays(&h, st, names_len);
 	if (h.len > SYMCACHE_ENTRY_MAX)
 		return -EFBIG;
@@ -142,15 +125,10 @@ int symcache_entry_encode(const struct symtab *st, const struct entry_header *pr
 	h.bucket_shift = st->bucket_shift;
 	h.bounded = st->bounded;
 	e = calloc(1, h.len);
-	by_name = symtab_sort_by_name(st);
-	if (!e || !by_name) {
-		free(e);
-		free(by_name);
+	if (!e)
 		return -ENOMEM;
-	}
 	memcpy(e, &h, sizeof(h));
-	memcpy(e + h.by_name_off, by_name, st->nr * sizeof(uint32_t));
-	free(by_name);
+	symtab_order_by_name(st, (uint32_t *)(e + h.by_name_off));
 	fill_syms(&h, st, e);
 	memcpy(e + h.addrs_off, st->addrs, st->nr_addrs * sizeof(uint64_t));
 	memcpy(e + h.best_off, st->best, st->nr_addrs * sizeof(uint32_t));

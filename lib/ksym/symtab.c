@@ -449,6 +449,21 @@ const struct ksym *symtab_find(const struct symtab *st, const char *name)
 	return NULL;
 }
 
+bool symtab_module_starts(const struct symtab *st, size_t i)
+{
+	return st->syms[i].module && (!i || st->syms[i].module != st->syms[i - 1].module);
+}
+
+size_t symtab_names_size(const struct symtab *st)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < st->nr; i++)
+		n += strlen(st->syms[i].name) + 1 +
+		     (symtab_module_starts(st, i) ? strlen(st->syms[i].module) + 1 : 0);
+	return n;
+}
+
 static int by_name_cmp(const void *a, const void *b, void *arg)
 {
 	const struct ksym *syms = arg;
@@ -458,16 +473,11 @@ static int by_name_cmp(const void *a, const void *b, void *arg)
 	return c ? c : (x > y) - (x < y);
 }
 
-uint32_t *symtab_sort_by_name(const struct symtab *st)
+void symtab_order_by_name(const struct symtab *st, uint32_t *order)
 {
-	uint32_t *order = malloc((st->nr ? st->nr : 1) * sizeof(*order));
-
-	if (!order)
-		return NULL;
 	for (size_t i = 0; i < st->nr; i++)
 		order[i] = (uint32_t)i;
 	qsort_r(order, st->nr, sizeof(*order), by_name_cmp, st->syms);
-	return order;
 }
 
 const struct ksym *symtab_find_any(const struct symtab *st, const char *name)

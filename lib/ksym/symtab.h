@@ -121,8 +121,16 @@ const struct ksym *symtab_lookup_text(const struct symtab *st, uint64_t addr,
 /* First symbol with this name in the core kernel (module == NULL), or NULL. */
 const struct ksym *symtab_find(const struct symtab *st, const char *name);
 
-/* The symbols' indexes ordered by name, then index (see by_name); malloc()ed. */
-uint32_t *symtab_sort_by_name(const struct symtab *st);
+/*
+ * For flat copies of a table (ksymblob.h, symcache_entry.h), which store a
+ * module's name once for each run of its symbols: does symbol @i start
+ * such a run? And the bytes all names take so, each NUL-terminated.
+ */
+bool symtab_module_starts(const struct symtab *st, size_t i);
+size_t symtab_names_size(const struct symtab *st);
+
+/* The symbols' indexes ordered by name, then index (see by_name), into @order[nr]. */
+void symtab_order_by_name(const struct symtab *st, uint32_t *order);
 
 /* First symbol with this name, module or not, or NULL. */
 const struct ksym *symtab_find_any(const struct symtab *st, const char *name);

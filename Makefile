@@ -126,7 +126,7 @@ PROF_TESTS := $(BUILD)/tests/test_session $(BUILD)/tests/test_report_escapes \
 	      $(BUILD)/tests/test_perfdata_limits $(BUILD)/tests/test_exits \
 	      $(BUILD)/tests/test_export $(BUILD)/tests/test_diff \
 	      $(BUILD)/tests/test_callchain $(BUILD)/tests/test_output \
-	      $(BUILD)/tests/test_guest_rows \
+	      $(BUILD)/tests/test_guest_rows $(BUILD)/tests/test_sample_classes \
 	      $(BUILD)/tests/test_hist_sort
 $(PROF_TESTS): $(BUILD)/tests/%: tests/unit/%.c $(PROF_LIB_OBJ) $(LIBKVMPROF)
 	@mkdir -p $(dir $@)

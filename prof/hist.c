@@ -198,17 +198,24 @@ static struct hist_entry *find_or_add(struct hists *h, const struct hist_key *k)
 	return hashindex_add(&h->index, hash, e) ? NULL : e;
 }
 
-void hists_add_to(struct hists *h, struct hist_entry *e, int level, uint64_t period)
+static void add_samples_to(struct hists *h, struct hist_entry *e, int level,
+			   uint64_t period, uint64_t samples)
 {
 	e->period += period;
-	e->samples++;
+	e->samples += samples;
 	e->level_period[level] += period;
 	h->total_period += period;
-	h->total_samples++;
+	h->total_samples += samples;
 	h->level_period[level] += period;
 }
 
-struct hist_entry *hists_add(struct hists *h, const struct hist_key *key, uint64_t period)
+void hists_add_to(struct hists *h, struct hist_entry *e, int level, uint64_t period)
+{
+	add_samples_to(h, e, level, period, 1);
+}
+
+struct hist_entry *hists_add_samples(struct hists *h, const struct hist_key *key,
+				     uint64_t period, uint64_t samples)
 {
 	struct hist_key k;
 	struct hist_entry *e;
@@ -216,8 +223,13 @@ struct hist_entry *hists_add(struct hists *h, const struct hist_key *key, uint64
 	mask_key(h, key, &k);
 	e = find_or_add(h, &k);
 	if (e)
-		hists_add_to(h, e, key->level, period);
+		add_samples_to(h, e, key->level, period, samples);
 	return e;
+}
+
+struct hist_entry *hists_add(struct hists *h, const struct hist_key *key, uint64_t period)
+{
+	return hists_add_samples(h, key, period, 1);
 }
 
 bool hists_add_children_to(struct hist_entry *e, const struct hist_pass *p)

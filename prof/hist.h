@@ -100,6 +100,9 @@ void hists_release(struct hists *h);
 /* Add a sample; returns its row (NULL on allocation failure). */
 struct hist_entry *hists_add(struct hists *h, const struct hist_key *key,
 			     uint64_t period);
+/* Add @samples samples of @key whose periods sum to @period. */
+struct hist_entry *hists_add_samples(struct hists *h, const struct hist_key *key,
+				     uint64_t period, uint64_t samples);
 /* Add a sample to a row hists_add() returned for an equal key. */
 void hists_add_to(struct hists *h, struct hist_entry *e, int level, uint64_t period);
 /* Where a sample's chain passes a row, for --children. */

@@ -31,6 +31,7 @@ int session_init(struct session *s, struct pd_file *f, const char *sort,
 	if (s->cache)
 		memset(s->cache, 0, RESOLVE_CACHE_SIZE * sizeof(*s->cache));
 	s->cache_gen = 1;
+	sample_classes_init(&s->classes);
 	if (!s->hists || !s->cache)
 		return kp_errorf(err, ENOMEM, "out of memory");
 	for (size_t i = 0; i < f->nr_evsels; i++) {
@@ -105,6 +106,7 @@ void session_close(struct session *s)
 			hists_release(&s->hists[i]);
 	free(s->hists);
 	free(s->cache);
+	sample_classes_release(&s->classes);
 	machines_release(&s->machines);
 	ordered_events_release(&s->oe);
 	free(s->round);
@@ -400,33 +402,34 @@ static void resolve_guest(struct session *s, struct machine *m, uint64_t ip,
 struct resolve_key {
 	uint64_t at;
 	const void *owner; /* a struct dso or a struct machine */
-	const struct map *map;
+	struct dso *dso;   /* the object of a user address, NULL when none */
 };
 
 static bool resolve_key_of(int level, uint32_t pid, uint64_t ip, struct machine *m,
 			   struct resolve_key *key)
 {
-	key->map = NULL;
+	const struct map *map;
+
+	key->dso = NULL;
 	key->at = ip;
 	key->owner = m;
 	if (level != LEVEL_USER || m->guest)
 		return true;
-	key->map = machine_find_map(m, (int)pid, ip);
-	if (!key->map)
+	map = machine_find_map(m, (int)pid, ip);
+	if (!map)
 		return false;
-	key->at = ip - key->map->start + key->map->pgoff;
-	key->owner = key->map->dso;
+	key->at = ip - map->start + map->pgoff;
+	key->owner = key->dso = map->dso;
 	return true;
 }
 
 /*
  * A host kernel address, or a user address at offset @key->at of the object
- * @key->map holds (none: no map holds it).
+ * @key->dso (none: no map holds it).
  */
 static void resolve_host(struct session *s, const struct resolve_key *key, uint64_t ip,
 			 struct hist_key *k)
 {
-	const struct map *map = key->map;
 	struct machine *host = &s->machines.host;
 	const struct dso *dso = NULL;
 
@@ -437,10 +440,10 @@ static void resolve_host(struct session *s, const struct resolve_key *key, uint6
 		k->dso = dso;
 		return;
 	}
-	if (!map)
+	if (!key->dso)
 		return;
-	k->dso = map->dso;
-	k->sym = dso_lookup_user(map->dso, key->at, NULL);
+	k->dso = key->dso;
+	k->sym = dso_lookup_user(key->dso, key->at, NULL);
 	/* perf shows an unresolved user address relative to its object. */
 	if (!k->sym)
 		k->addr = key->at;
@@ -616,6 +619,69 @@ static void count_sample(struct session *s, struct machine *m, int level)
 	s->level_samples[level]++;
 }
 
+/*
+ * Count a host sample by class: the object and offset (the address in the
+ * kernel), with the inputs its row's key keeps.
+ */
+static int count_class(struct session *s, const struct pd_sample *ps,
+		       const struct hists *h, const struct hist_key *k)
+{
+	struct machine *host = &s->machines.host;
+	struct sample_ctx ctx = {
+		.owner = host,
+		.comm = h->uses_comm ? k->comm : NULL,
+		.pid = h->uses_pid ? k->pid : -1,
+		.cpu = h->uses_cpu ? k->cpu : -1,
+		.evsel = (uint16_t)(h - s->hists),
+		.level = (uint8_t)k->level,
+	};
+	uint64_t at = ps->ip;
+
+	if (k->level == LEVEL_USER) {
+		const struct map *map = machine_find_map(host, (int)ps->pid, ps->ip);
+
+		/* A user address no map holds has no owner: only its address shows. */
+		ctx.owner = map ? map->dso : NULL;
+		if (map)
+			at = ps->ip - map->start + map->pgoff;
+	}
+	count_sample(s, host, k->level);
+	return sample_classes_add(&s->classes, &ctx, at, ps->period);
+}
+
+/* Resolve a class once and add all its samples to their row. */
+static int fold_class(void *arg, const struct sample_ctx *ctx,
+		      const struct sample_class *c)
+{
+	struct session *s = arg;
+	struct resolve_key key = {
+		.at = c->at,
+		.owner = ctx->owner,
+		.dso = ctx->level == LEVEL_USER ? ctx->owner : NULL,
+	};
+	struct hist_key k = {
+		.comm = ctx->comm,
+		.pid = ctx->pid,
+		.cpu = ctx->cpu,
+		.vcpu = -1,
+		.level = ctx->level,
+		.addr = c->at,
+	};
+
+	resolve_host(s, &key, c->at, &k);
+	return hists_add_samples(&s->hists[ctx->evsel], &k, c->period, c->samples)
+		       ? 0
+		       : -ENOMEM;
+}
+
+/* The host samples counted by class so far, into the histograms. 0 or -ENOMEM. */
+static int fold_classes(struct session *s)
+{
+	if (!sample_classes_pending(&s->classes))
+		return 0;
+	return sample_classes_fold(&s->classes, fold_class, s);
+}
+
 /* The sample's frames, its own and its callers', to the session's taker. */
 static int frame_fn_call(struct session *s, const struct pd_sample *ps,
 			 const struct hist_key *k, struct kp_err *err)
@@ -697,6 +763,9 @@ static int on_sample(struct session *s, const struct pd_sample *ps, uint64_t ord
 	k.vcpu = -1;
 	k.addr = ps->ip;
 	k.comm = sample_comm(s, (int)ps->pid, (int)ps->tid);
+	if (!guest && s->by_class)
+		return count_class(s, ps, h, &k) ? kp_errorf(err, ENOMEM, "out of memory")
+						 : 0;
 	if (!guest) {
 		if (resolve_host_sample(s, ps, h, &k, &e))
 			return 0;
@@ -753,7 +822,11 @@ static int on_kernel_mmap(struct session *s, struct machine *m, const char *name
 	/*
 	 * Where a kernel runs changes what its addresses mean. User-space
 	 * entries need no such care: they are keyed by object and offset.
+	 * Classes hold host samples only: the host kernel's own samples so
+	 * far are resolved where it was.
 	 */
+	if (!m->guest && fold_classes(s))
+		return -ENOMEM;
 	s->cache_gen++;
 	if (!kernel_map_ref(name,
 			    m->guest ? "[guest.kernel.kallsyms" : "[kernel.kallsyms]",
@@ -942,9 +1015,13 @@ int session_process(struct session *s, struct kp_err *err)
 	struct pd_stream st;
 	int ret = pd_stream_open(&st, s->file, 0, err);
 
+	s->by_class = !s->frame_fn && !s->chains.children && !s->chains.graph &&
+		      s->file->nr_evsels <= UINT16_MAX + 1;
 	if (!ret)
 		ret = read_records(s, &st, err);
 	pd_stream_close(&st);
+	if (!ret && fold_classes(s))
+		ret = kp_errorf(err, ENOMEM, "out of memory");
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < s->file->nr_evsels; i++)

@@ -14,6 +14,7 @@
 
 #include "perf/perf.h"
 #include "hist.h"
+#include "sample_classes.h"
 #include "guest/guest.h"
 #include "machine/machine.h"
 
@@ -102,6 +103,12 @@ struct session {
 	uint64_t level_samples[LEVEL__MAX];
 	uint64_t filtered;
 	struct resolve_entry *cache;
+	/*
+	 * Reading a file into the histograms alone (no call chains, no frame
+	 * taker): host samples are counted by class and resolved when folded.
+	 */
+	bool by_class;
+	struct sample_classes classes;
 	/* Recent samples' threads, by tid: each CPU's come in runs of one. */
 	struct thread *recent_threads[MACHINE_RECENT];
 	const char *vcpu_comm; /* the last vCPU thread name parsed, interned */

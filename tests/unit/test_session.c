@@ -207,6 +207,70 @@ static void test_map_after_table_loaded(void **state)
 	guestkmaps_release(&t);
 }
 
+static void host_kernel_sample(uint64_t ip, uint64_t time)
+{
+	struct test_sample s = {
+		.h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, sizeof(s)},
+		.id = 7,
+		.ip = ip,
+		.pid = 100,
+		.tid = 100,
+		.time = time,
+		.period = 1000,
+	};
+
+	assert_int_equal(append(NULL, &s.h), 0);
+}
+
+/* The row of @h named @name (NULL: the unresolved one), or NULL. */
+static const struct hist_entry *row_named(const struct hists *h, const char *name)
+{
+	for (size_t i = 0; i < h->nr_entries; i++) {
+		const struct ksym *sym = h->entries[i]->key.sym;
+
+		if (name ? sym && !strcmp(sym->name, name) : !sym)
+			return h->entries[i];
+	}
+	return NULL;
+}
+
+/*
+ * Host kernel samples are resolved where the kernel was when they were
+ * taken: those before its map by the table as loaded, those after it with
+ * the slide the map gives, although report resolves them in bulk.
+ */
+static void test_host_kernel_placed_mid_file(void **state)
+{
+	struct synth map = {SAMPLE_TYPE, true, 1500, append, NULL};
+	struct symbol_opts so = {.kallsyms = kallsyms};
+	struct session sess;
+	struct kp_err err = {0};
+	const struct hist_entry *named, *unnamed;
+
+	(void)state;
+	begin();
+	for (int i = 0; i < 10; i++)
+		host_kernel_sample(LINK_DO + 0x10, 1000 + (uint64_t)i);
+	assert_int_equal(synth_mmap(&map, PERF_RECORD_MISC_KERNEL, -1, 0, 0, ~0ULL,
+				    0xffffffff81000000ULL + 0x200000,
+				    "[kernel.kallsyms]_text"),
+			 0);
+	for (int i = 0; i < 5; i++)
+		host_kernel_sample(LINK_DO + 0x10, 2000 + (uint64_t)i);
+	round_end();
+	finish();
+	assert_int_equal(session_open(&sess, data, "sym", &so, &err), 0);
+	assert_int_equal(session_process(&sess, &err), 0);
+	named = row_named(&sess.hists[0], "do_syscall_64");
+	unnamed = row_named(&sess.hists[0], NULL);
+	assert_non_null(named);
+	assert_int_equal(named->samples, 10);
+	assert_non_null(unnamed);
+	assert_int_equal(unnamed->samples, 5);
+	assert_int_equal(sess.hists[0].total_samples, 15);
+	session_close(&sess);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,6 +278,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_map_after_table_loaded, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_copy_for_perf_not_borrowed, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_host_kernel_placed_mid_file, setup,
 						teardown),
 	};
 

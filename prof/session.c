@@ -27,12 +27,9 @@ int session_init(struct session *s, struct pd_file *f, const char *sort,
 	    machine_set_comm(&s->machines, &s->machines.host, 0, 0, "swapper"))
 		return kp_errorf(err, ENOMEM, "out of memory");
 	s->hists = calloc(f->nr_evsels, sizeof(*s->hists));
-	s->cache = kp_alloc_huge(RESOLVE_CACHE_SIZE * sizeof(*s->cache));
-	if (s->cache)
-		memset(s->cache, 0, RESOLVE_CACHE_SIZE * sizeof(*s->cache));
 	s->cache_gen = 1;
 	sample_classes_init(&s->classes);
-	if (!s->hists || !s->cache)
+	if (!s->hists)
 		return kp_errorf(err, ENOMEM, "out of memory");
 	for (size_t i = 0; i < f->nr_evsels; i++) {
 		ret = hists_init(&s->hists[i], sort, err);
@@ -467,6 +464,21 @@ static bool cache_hit(const struct session *s, const struct resolve_entry *e, ui
 	return e->gen == s->cache_gen && e->ip == ip && e->owner == owner;
 }
 
+/*
+ * The cache, made at its first use: 1.5 MiB to clear, which a report of
+ * host samples alone (counted by class) never needs. Without it addresses
+ * are resolved uncached.
+ */
+static bool have_cache(struct session *s)
+{
+	if (!s->cache) {
+		s->cache = kp_alloc_huge(RESOLVE_CACHE_SIZE * sizeof(*s->cache));
+		if (s->cache)
+			memset(s->cache, 0, RESOLVE_CACHE_SIZE * sizeof(*s->cache));
+	}
+	return s->cache;
+}
+
 /* The entry for (@ip, @owner) moved to the front of its set, or NULL. */
 static struct resolve_entry *cache_find(struct session *s, uint64_t ip, const void *owner)
 {
@@ -532,7 +544,7 @@ static struct resolve_entry *resolve_cached(struct session *s, uint32_t pid, uin
 					    struct machine *m, struct hist_key *k)
 {
 	struct resolve_key key;
-	bool cacheable = resolve_key_of(k->level, pid, ip, m, &key);
+	bool cacheable = resolve_key_of(k->level, pid, ip, m, &key) && have_cache(s);
 	struct resolve_entry *e = cacheable ? cache_find(s, key.at, key.owner) : NULL;
 
 	if (!e)

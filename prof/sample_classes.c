@@ -93,7 +93,7 @@ static int reserve_ctx(struct sample_classes *t)
 }
 
 /* @c's number among the contexts, added when new; -ENOMEM. */
-static int64_t ctx_number(struct sample_classes *t, const struct sample_ctx *c)
+static int64_t look_up_ctx(struct sample_classes *t, const struct sample_ctx *c)
 {
 	size_t i = t->ctx_index ? ctx_hash(c) & t->ctx_mask : 0;
 
@@ -105,6 +105,23 @@ static int64_t ctx_number(struct sample_classes *t, const struct sample_ctx *c)
 	t->ctxs[t->nr_ctxs] = *c;
 	index_ctx(t->ctx_index, t->ctx_mask, c, (uint32_t)t->nr_ctxs);
 	return (int64_t)t->nr_ctxs++;
+}
+
+/* look_up_ctx() for the same context as a recent sample's, without hashing it. */
+static int64_t ctx_number(struct sample_classes *t, const struct sample_ctx *c)
+{
+	unsigned int m = ((uintptr_t)c->owner >> 4 ^ (uintptr_t)c->comm >> 3 ^ c->level) &
+			 (SAMPLE_CTX_MEMO - 1);
+	int64_t nr;
+
+	if (t->memo_nr[m] && same_ctx(&t->memo[m], c))
+		return t->memo_nr[m] - 1;
+	nr = look_up_ctx(t, c);
+	if (nr >= 0 && nr < UINT32_MAX) {
+		t->memo[m] = *c;
+		t->memo_nr[m] = (uint32_t)nr + 1;
+	}
+	return nr;
 }
 
 static void place(struct sample_class *slots, size_t mask, const struct sample_class *c)

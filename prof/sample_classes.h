@@ -41,6 +41,9 @@ struct sample_class {
 	uint32_t samples;
 };
 
+/* How many contexts looked up lately are kept at hand (a power of two). */
+#define SAMPLE_CTX_MEMO 16
+
 /* How far behind its prefetch a sample is counted. */
 #define SAMPLE_CLASSES_AHEAD 16
 
@@ -54,6 +57,12 @@ struct sample_classes {
 	size_t alloc_ctxs;
 	uint32_t *ctx_index;
 	size_t ctx_mask;
+	/*
+	 * Contexts looked up lately, by a cheap mix of object and thread
+	 * name: samples come in runs of one thread, a CPU's run after another's.
+	 */
+	struct sample_ctx memo[SAMPLE_CTX_MEMO];
+	uint32_t memo_nr[SAMPLE_CTX_MEMO]; /* number + 1, 0 empty */
 	/* Taken, slot prefetched, not counted yet: a ring, head the next free. */
 	struct sample_class queue[SAMPLE_CLASSES_AHEAD];
 	uint64_t queue_hash[SAMPLE_CLASSES_AHEAD];

@@ -10,6 +10,7 @@
 
 #include "builtin.h"
 #include "base/base.h"
+#include "base/hugepages.h"
 #include "ksym/ksym.h"
 
 struct command {
@@ -63,6 +64,7 @@ static void use_symbol_cache(void)
 
 int main(int argc, char **argv)
 {
+	kp_reuse_large_frees();
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

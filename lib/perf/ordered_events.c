@@ -39,6 +39,7 @@ void ordered_events_release(struct ordered_events *oe)
 {
 	free(oe->evs);
 	free(oe->keys);
+	free(oe->merge_tmp);
 	free(oe->recs);
 	memset(oe, 0, sizeof(*oe));
 }
@@ -72,14 +73,10 @@ static int key_cmp(const struct ordered_key *a, const struct ordered_key *b)
  * A round is each CPU's ring drained in turn: a few runs already in time
  * order. Merging those natural runs is linear in practice.
  */
-static int merge_runs(struct ordered_key *q, size_t n)
+static void merge_runs(struct ordered_key *q, struct ordered_key *tmp, size_t n)
 {
-	struct ordered_key *tmp, *src = q, *dst;
+	struct ordered_key *src = q, *dst = tmp;
 
-	tmp = malloc(n * sizeof(*tmp));
-	if (!tmp)
-		return -ENOMEM;
-	dst = tmp;
 	for (;;) {
 		size_t runs = 0, i = 0, o = 0;
 
@@ -107,21 +104,24 @@ static int merge_runs(struct ordered_key *q, size_t n)
 	}
 	if (src != q)
 		memcpy(q, src, n * sizeof(*src));
-	free(tmp);
-	return 0;
 }
 
 static int grow_sort_arrays(struct ordered_events *oe, struct kp_err *err)
 {
-	struct ordered_key *k;
-	struct ordered_rec *r;
+	struct ordered_key *k, *t = NULL;
+	struct ordered_rec *r = NULL;
 
 	if (oe->sort_alloc >= oe->nr)
 		return 0;
 	k = realloc(oe->keys, oe->nr * sizeof(*k));
-	if (k)
+	if (k) {
 		oe->keys = k;
-	r = k ? realloc(oe->recs, oe->nr * sizeof(*r)) : NULL;
+		t = realloc(oe->merge_tmp, oe->nr * sizeof(*t));
+	}
+	if (t) {
+		oe->merge_tmp = t;
+		r = realloc(oe->recs, oe->nr * sizeof(*r));
+	}
 	if (!r)
 		return kp_errorf(err, ENOMEM, "out of memory");
 	oe->recs = r;
@@ -148,8 +148,8 @@ static int sort_round(struct ordered_events *oe, struct kp_err *err)
 		oe->keys[i] = (struct ordered_key){r->ps.time, i};
 		sorted = sorted && (!i || oe->keys[i - 1].time <= oe->keys[i].time);
 	}
-	if (!ret && !sorted && merge_runs(oe->keys, oe->nr))
-		ret = kp_errorf(err, ENOMEM, "out of memory");
+	if (!ret && !sorted)
+		merge_runs(oe->keys, oe->merge_tmp, oe->nr);
 	return ret;
 }
 

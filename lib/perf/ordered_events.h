@@ -48,6 +48,7 @@ struct ordered_events {
 	bool has_meta; /* a COMM, MMAP, FORK... is in this round */
 	/* Sorting scratch, kept across rounds. */
 	struct ordered_key *keys;
+	struct ordered_key *merge_tmp; /* as many: where merge_runs() merges to */
 	struct ordered_rec *recs;
 	size_t sort_alloc;
 };

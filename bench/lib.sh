@@ -7,37 +7,57 @@ median() { sort -n | awk '{ v[NR] = $1 } END { if (!NR) print 0; else print NR %
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }'; }
 
-# cpu_rss OUT CMD...: run CMD with stdout to OUT; print "CPU_SECONDS
-# MAX_RSS_KB". CPU time from perf stat's task-clock (milliseconds, where
-# time(1) has centiseconds), peak RSS from time(1).
-cpu_rss() {
-	local out=$1
+# run_simple CMD WRAPPER...: run the simple command CMD (a string: words
+# as the shell quotes them, after optional VAR=value settings) under
+# WRAPPER, with no shell in between: a shell's own start costs 7-8 ms of
+# CPU on these machines, as much as a small report.
+run_simple() {
+	local cmd=$1
 	shift
-	perf stat -x, -e task-clock -o "$BENCH_WORK/stat" \
-		/usr/bin/time -f "%M" -o "$BENCH_WORK/rss" "$@" >"$out" 2>/dev/null
-	awk -F, '$3 ~ /^task-clock/ { printf "%.4f ", $1 / 1000 }' "$BENCH_WORK/stat"
+	(
+		eval "words=($cmd)"
+		while [[ ${words[0]:-} =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do
+			export "${words[0]}"
+			words=("${words[@]:1}")
+		done
+		exec "$@" "${words[@]}"
+	)
+}
+
+# cpu_of OUT CMD: run CMD (see run_simple) with stdout to OUT; print the CPU
+# seconds of its own process, perf stat's task-clock (milliseconds, where
+# time(1) has centiseconds).
+cpu_of() {
+	run_simple "$2" perf stat -x, -e task-clock -o "$BENCH_WORK/stat" -- >"$1" 2>/dev/null
+	awk -F, '$3 ~ /^task-clock/ { printf "%.4f\n", $1 / 1000 }' "$BENCH_WORK/stat"
+}
+
+# rss_of CMD: the peak RSS of CMD in KB, from time(1).
+rss_of() {
+	run_simple "$1" /usr/bin/time -f "%M" -o "$BENCH_WORK/rss" >/dev/null 2>&1
 	tail -1 "$BENCH_WORK/rss"
 }
 
 # side_by_side RUNS NAME_A OUT_A CMD_A -- NAME_B OUT_B CMD_B: RUNS runs of
-# each, alternating which goes first; sets A_CPU B_CPU (medians, seconds)
-# and A_RSS B_RSS (largest, KB). Commands are strings run by bash -c.
+# each, alternating which goes first; sets A_CPU B_CPU (medians, seconds),
+# and A_RSS B_RSS (KB) from one more run of each. Commands are simple
+# commands (see run_simple).
 side_by_side() {
 	local runs=$1 a=$3 ca=$4 b=$7 cb=$8 r
 	: >"$BENCH_WORK/a" && : >"$BENCH_WORK/b"
 	for ((r = 1; r <= runs; r++)); do
 		if ((r % 2)); then
-			cpu_rss "$a" bash -c "$ca" >>"$BENCH_WORK/a"
-			cpu_rss "$b" bash -c "$cb" >>"$BENCH_WORK/b"
+			cpu_of "$a" "$ca" >>"$BENCH_WORK/a"
+			cpu_of "$b" "$cb" >>"$BENCH_WORK/b"
 		else
-			cpu_rss "$b" bash -c "$cb" >>"$BENCH_WORK/b"
-			cpu_rss "$a" bash -c "$ca" >>"$BENCH_WORK/a"
+			cpu_of "$b" "$cb" >>"$BENCH_WORK/b"
+			cpu_of "$a" "$ca" >>"$BENCH_WORK/a"
 		fi
 	done
-	A_CPU=$(cut -d' ' -f1 "$BENCH_WORK/a" | median)
-	B_CPU=$(cut -d' ' -f1 "$BENCH_WORK/b" | median)
-	A_RSS=$(cut -d' ' -f2 "$BENCH_WORK/a" | sort -n | tail -1)
-	B_RSS=$(cut -d' ' -f2 "$BENCH_WORK/b" | sort -n | tail -1)
+	A_CPU=$(median <"$BENCH_WORK/a")
+	B_CPU=$(median <"$BENCH_WORK/b")
+	A_RSS=$(rss_of "$ca")
+	B_RSS=$(rss_of "$cb")
 }
 
 # The top 20 rows as a set, leaving out rows tied with the 21st: tools may

@@ -149,18 +149,12 @@ static size_t min_size(size_t a, size_t b)
 	return a < b ? a : b;
 }
 
-/* Lines in @buf: an upper bound of its symbols. */
-static size_t count_lines(const char *buf, size_t len)
-{
-	const char *p = buf, *end = buf + len;
-	size_t n = 1;
-
-	while ((p = memchr(p, '\n', (size_t)(end - p)))) {
-		n++;
-		p++;
-	}
-	return n;
-}
+/*
+ * A real table's lines are 13 bytes or more ("%08lx T x" and a newline on
+ * 32 bits, 21 on 64), so this bounds its symbols without a pass over the
+ * text to count them.
+ */
+#define KALLSYMS_MIN_LINE 13
 
 int kallsyms_parse(const char *buf, size_t len, const char *what, struct symtab *st,
 		   struct kp_err *err)
@@ -175,7 +169,8 @@ int kallsyms_parse(const char *buf, size_t len, const char *what, struct symtab 
 	 * alignment fits in its line when the address has 8 digits or more, so
 	 * @len bounds the names of real tables; past it the arena adds blocks.
 	 */
-	if (symtab_reserve(st, min_size(count_lines(buf, len), KALLSYMS_RESERVE_SYMS),
+	if (symtab_reserve(st,
+			   min_size(len / KALLSYMS_MIN_LINE + 1, KALLSYMS_RESERVE_SYMS),
 			   min_size(len, KALLSYMS_RESERVE_NAMES)))
 		return kp_errorf(err, ENOMEM, "%s: out of memory", what);
 	while (p < end) {

@@ -217,6 +217,27 @@ static void test_reserve_capped(void **state)
 	free(buf);
 }
 
+/*
+ * Lines shorter than a real table's (what is reserved assumes 13 bytes or
+ * more each): more symbols than reserved, all of them kept.
+ */
+static void test_short_lines_grow(void **state)
+{
+	enum { N = 50000 };
+	char *buf = malloc(N * 8), *p = buf;
+	struct symtab *st = symtab_new();
+	struct kp_err err = {0};
+
+	(void)state;
+	assert_non_null(buf);
+	for (int i = 0; i < N; i++)
+		p += sprintf(p, "%x t %c\n", 1 + i % 15, 'a' + i % 26);
+	assert_int_equal(kallsyms_parse(buf, (size_t)(p - buf), "short", st, &err), 0);
+	assert_int_equal(st->nr, N);
+	symtab_free(st);
+	free(buf);
+}
+
 static void test_write_roundtrip_with_slide(void **state)
 {
 	struct symtab *st, *again;
@@ -260,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_address_every_byte),
 		cmocka_unit_test(test_crlf_and_blank_lines),
 		cmocka_unit_test(test_reserve_capped),
+		cmocka_unit_test(test_short_lines_grow),
 		cmocka_unit_test(test_write_roundtrip_with_slide),
 		cmocka_unit_test(test_detect),
 	};

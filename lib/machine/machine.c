@@ -260,10 +260,26 @@ static struct mapgroup *lookup_group(struct machine *m, int pid)
 }
 
 /*
- * Samples come in runs from one process and one object: the map found last
- * is tried first. Maps do not overlap, so a map that holds @addr is the
- * answer even after maps were added or removed since.
+ * Samples come in runs from one process and one or two objects (a program
+ * and its libc): the maps found last and before are tried first. Maps do
+ * not overlap, so a map that holds @addr is the answer even after maps
+ * were added or removed since.
  */
+static bool map_holds(const struct mapgroup *g, size_t i, uint64_t addr)
+{
+	return i < g->nr && g->maps[i].start <= addr && addr < g->maps[i].end;
+}
+
+/* @i found an address: it becomes the last, the last the one before. */
+static const struct map *found_at(struct mapgroup *g, size_t i)
+{
+	if (i != g->last) {
+		g->before = g->last;
+		g->last = i;
+	}
+	return &g->maps[i];
+}
+
 const struct map *machine_find_map(struct machine *m, int pid, uint64_t addr)
 {
 	struct mapgroup *g = lookup_group(m, pid);
@@ -271,9 +287,10 @@ const struct map *machine_find_map(struct machine *m, int pid, uint64_t addr)
 
 	if (!g)
 		return NULL;
-	if (g->last < g->nr && g->maps[g->last].start <= addr &&
-	    addr < g->maps[g->last].end)
+	if (map_holds(g, g->last, addr))
 		return &g->maps[g->last];
+	if (map_holds(g, g->before, addr))
+		return found_at(g, g->before);
 	hi = g->nr;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -283,7 +300,7 @@ const struct map *machine_find_map(struct machine *m, int pid, uint64_t addr)
 		else if (g->maps[mid].start > addr)
 			hi = mid;
 		else
-			return &g->maps[g->last = mid];
+			return found_at(g, mid);
 	}
 	return NULL;
 }

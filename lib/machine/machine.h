@@ -31,7 +31,8 @@ struct mapgroup {
 	struct map *maps; /* sorted by start, non-overlapping */
 	size_t nr;
 	size_t alloc;
-	size_t last; /* where the latest lookup found its address */
+	size_t last;   /* where the latest lookup found its address */
+	size_t before; /* and the one before it, in another map */
 };
 
 struct thread {

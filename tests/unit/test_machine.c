@@ -79,6 +79,32 @@ static void test_lookup_after_insert_before_last(void **state)
 	assert_string_equal(dso_at(ms, 10, 0x5100), "/c");
 }
 
+/*
+ * Lookups alternating between two objects (the two maps tried first) and
+ * a third; maps added in front shift both: every answer stays right.
+ */
+static void test_lookup_alternating_after_inserts(void **state)
+{
+	struct machines *ms = *state;
+
+	add(ms, 10, 0x5000, 0x1000, "/c");
+	add(ms, 10, 0x7000, 0x1000, "/d");
+	add(ms, 10, 0x9000, 0x1000, "/e");
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 4; i++) {
+			assert_string_equal(dso_at(ms, 10, 0x5100), "/c");
+			assert_string_equal(dso_at(ms, 10, 0x9100), "/e");
+		}
+		assert_string_equal(dso_at(ms, 10, 0x7100), "/d");
+		assert_null(dso_at(ms, 10, 0x6100));
+		/* In front of all: the remembered places now hold other maps. */
+		add(ms, 10, 0x1000 - 0x100 * (uint64_t)round, 0x80, round ? "/b" : "/a");
+	}
+	assert_string_equal(dso_at(ms, 10, 0x5100), "/c");
+	assert_string_equal(dso_at(ms, 10, 0x1000), "/a");
+	assert_string_equal(dso_at(ms, 10, 0xf00), "/b");
+}
+
 /* A new mmap over the map found last replaces it, in whole or in part. */
 static void test_lookup_after_replace(void **state)
 {
@@ -139,6 +165,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_lookup_by_range, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lookup_after_insert_before_last,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lookup_alternating_after_inserts,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lookup_after_replace, setup,
 						teardown),

@@ -52,10 +52,10 @@ static void begin(void)
 	assert_int_equal(pd_writer_begin_data(w, &err), 0);
 }
 
-static void pid_sample(uint32_t pid, uint64_t ip, uint64_t time)
+static void sample_at(uint16_t misc, uint32_t pid, uint64_t ip, uint64_t time)
 {
 	struct test_sample s = {
-		.h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_GUEST_KERNEL, sizeof(s)},
+		.h = {PERF_RECORD_SAMPLE, misc, sizeof(s)},
 		.id = 7,
 		.ip = ip,
 		.pid = pid,
@@ -65,6 +65,11 @@ static void pid_sample(uint32_t pid, uint64_t ip, uint64_t time)
 	};
 
 	assert_int_equal(append(NULL, &s.h), 0);
+}
+
+static void pid_sample(uint32_t pid, uint64_t ip, uint64_t time)
+{
+	sample_at(PERF_RECORD_MISC_GUEST_KERNEL, pid, ip, time);
 }
 
 static void guest_sample(uint64_t ip, uint64_t time)
@@ -209,17 +214,7 @@ static void test_map_after_table_loaded(void **state)
 
 static void host_kernel_sample(uint64_t ip, uint64_t time)
 {
-	struct test_sample s = {
-		.h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL, sizeof(s)},
-		.id = 7,
-		.ip = ip,
-		.pid = 100,
-		.tid = 100,
-		.time = time,
-		.period = 1000,
-	};
-
-	assert_int_equal(append(NULL, &s.h), 0);
+	sample_at(PERF_RECORD_MISC_KERNEL, 100, ip, time);
 }
 
 /* The row of @h named @name (NULL: the unresolved one), or NULL. */

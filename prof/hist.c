@@ -392,6 +392,63 @@ static int rec_cmp(const void *pa, const void *pb)
 	return key_rest_cmp(&a->e->key, &b->e->key);
 }
 
+/* Runs this long are sorted in place before merging. */
+#define SORT_RUN 8
+
+static void insertion_sort(struct sort_rec *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct sort_rec r = a[i];
+		size_t j = i;
+
+		for (; j && rec_cmp(&r, &a[j - 1]) < 0; j--)
+			a[j] = a[j - 1];
+		a[j] = r;
+	}
+}
+
+/* Merge the sorted runs [lo, mid) and [mid, hi) of @src into @dst. */
+static void merge(const struct sort_rec *src, struct sort_rec *dst, size_t lo, size_t mid,
+		  size_t hi)
+{
+	size_t i = lo, j = mid, k = lo;
+
+	while (i < mid && j < hi)
+		dst[k++] = rec_cmp(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
+	while (i < mid)
+		dst[k++] = src[i++];
+	while (j < hi)
+		dst[k++] = src[j++];
+}
+
+static size_t min_size(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * A merge sort of the copies, passing over them in order: qsort() sorts
+ * elements this big through pointers to them, a random read for each
+ * comparison. @tmp holds @n more. (The order is total: no two rows have
+ * equal keys, so the result is the one any sort gives.)
+ */
+static void sort_recs(struct sort_rec *a, struct sort_rec *tmp, size_t n)
+{
+	struct sort_rec *src = a, *dst = tmp, *t;
+
+	for (size_t i = 0; i < n; i += SORT_RUN)
+		insertion_sort(a + i, min_size(SORT_RUN, n - i));
+	for (size_t w = SORT_RUN; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w)
+			merge(src, dst, lo, min_size(lo + w, n), min_size(lo + 2 * w, n));
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+}
+
 /* How many rows ahead the copying loop asks for a row. */
 #define SORT_PREFETCH 8
 
@@ -402,7 +459,7 @@ void hists_sort(struct hists *h)
 
 	if (!n)
 		return;
-	recs = kp_alloc_huge(n * sizeof(*recs));
+	recs = kp_alloc_huge(2 * n * sizeof(*recs));
 	if (!recs) {
 		qsort(h->entries, n, sizeof(*h->entries), entry_cmp);
 		return;
@@ -419,7 +476,7 @@ void hists_sort(struct hists *h)
 					    .addr = e->key.addr,
 					    .e = e};
 	}
-	qsort(recs, n, sizeof(*recs), rec_cmp);
+	sort_recs(recs, recs + n, n);
 	for (size_t i = 0; i < n; i++)
 		h->entries[i] = recs[i].e;
 	free(recs);

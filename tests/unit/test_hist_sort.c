@@ -93,10 +93,74 @@ static void test_ties_broken_by_key(void **state)
 	}
 }
 
+static int cmp_name(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+/* The order, as the file's comment states it: < 0 when @a comes first. */
+static int spec_order(const struct hist_entry *a, const struct hist_entry *b)
+{
+	const struct hist_key *x = &a->key, *y = &b->key;
+	int c;
+
+	if (a->period != b->period)
+		return a->period > b->period ? -1 : 1;
+	c = cmp_name(x->sym ? x->sym->name : NULL, y->sym ? y->sym->name : NULL);
+	if (!c)
+		c = cmp_name(x->comm, y->comm);
+	if (!c)
+		c = cmp_name(x->dso ? x->dso->name : NULL, y->dso ? y->dso->name : NULL);
+	if (c)
+		return c;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+/*
+ * Thousands of rows, periods from a small range so that ties abound: the
+ * sort's runs and merges put every neighbour pair in order.
+ */
+static void test_many_rows_in_order(void **state)
+{
+	static const char *const comms[] = {"as", "cc1", "ld", "sh"};
+	static struct ksym syms[3] = {
+		{.name = "alpha"}, {.name = "beta"}, {.name = "gamma"}};
+	struct kp_err err = {0};
+	struct hists h;
+
+	(void)state;
+	assert_int_equal(hists_init(&h, "comm,pid,dso,sym,cpu", &err), 0);
+	srand(11);
+	for (int i = 0; i < 20000; i++) {
+		int s = rand() % 4;
+		struct hist_key k = {
+			.comm = comms[rand() % 4],
+			.pid = rand() % 3,
+			.dso = rand() % 2 ? &dso_x : &dso_y,
+			.sym = s < 3 ? &syms[s] : NULL,
+			.addr = (uint64_t)(rand() % 50),
+			.cpu = rand() % 2,
+		};
+
+		assert_non_null(hists_add(&h, &k, 100 * (uint64_t)(1 + rand() % 5)));
+	}
+	hists_sort(&h);
+	assert_true(h.nr_entries > 1000);
+	for (size_t i = 1; i < h.nr_entries; i++)
+		if (spec_order(h.entries[i - 1], h.entries[i]) >= 0)
+			fail_msg("rows %zu and %zu out of order", i - 1, i);
+	hists_release(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ties_broken_by_key),
+		cmocka_unit_test(test_many_rows_in_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

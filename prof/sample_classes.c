@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hashindex.h"
 #include "base/hashmap.h"
 #include "base/hugepages.h"
 
@@ -21,7 +22,7 @@ void sample_classes_release(struct sample_classes *t)
 {
 	free(t->slots);
 	free(t->ctxs);
-	free(t->ctx_index);
+	hashindex_release(&t->ctx_index);
 	sample_classes_init(t);
 }
 
@@ -52,58 +53,53 @@ static uint64_t class_hash(uint64_t at, uint32_t ctx)
 	return hash_u64(at * 0x9e3779b97f4a7c15ULL ^ ctx);
 }
 
-static void index_ctx(uint32_t *index, size_t mask, const struct sample_ctx *c,
-		      uint32_t nr)
-{
-	size_t i = ctx_hash(c) & mask;
-
-	while (index[i])
-		i = (i + 1) & mask;
-	index[i] = nr + 1;
-}
-
-/* Room for one more context, in the array and (at most half full) the index. */
+/* Room for one more context in the array. */
 static int reserve_ctx(struct sample_classes *t)
 {
-	if (t->nr_ctxs == t->alloc_ctxs) {
-		size_t alloc = t->alloc_ctxs ? t->alloc_ctxs * 2 : FIRST_CTXS;
-		struct sample_ctx *ctxs;
+	size_t alloc = t->alloc_ctxs ? t->alloc_ctxs * 2 : FIRST_CTXS;
+	struct sample_ctx *ctxs;
 
-		if (alloc > UINT32_MAX)
-			return -ENOMEM;
-		ctxs = realloc(t->ctxs, alloc * sizeof(*ctxs));
-		if (!ctxs)
-			return -ENOMEM;
-		t->ctxs = ctxs;
-		t->alloc_ctxs = alloc;
-	}
-	if ((t->nr_ctxs + 1) * 2 > (t->ctx_index ? t->ctx_mask + 1 : 0)) {
-		size_t cap = t->ctx_index ? (t->ctx_mask + 1) * 2 : FIRST_CTXS * 2;
-		uint32_t *index = calloc(cap, sizeof(*index));
-
-		if (!index)
-			return -ENOMEM;
-		for (size_t i = 0; i < t->nr_ctxs; i++)
-			index_ctx(index, cap - 1, &t->ctxs[i], (uint32_t)i);
-		free(t->ctx_index);
-		t->ctx_index = index;
-		t->ctx_mask = cap - 1;
-	}
+	if (t->nr_ctxs < t->alloc_ctxs)
+		return 0;
+	if (alloc > UINT32_MAX)
+		return -ENOMEM;
+	ctxs = realloc(t->ctxs, alloc * sizeof(*ctxs));
+	if (!ctxs)
+		return -ENOMEM;
+	t->ctxs = ctxs;
+	t->alloc_ctxs = alloc;
 	return 0;
+}
+
+/*
+ * The index holds each context's number + 1 as its item (the array moves
+ * as it grows): the probe carries the table to compare against.
+ */
+struct ctx_probe {
+	const struct sample_classes *t;
+	const struct sample_ctx *c;
+};
+
+static bool ctx_is(const void *item, const void *key)
+{
+	const struct ctx_probe *p = key;
+
+	return same_ctx(&p->t->ctxs[(uintptr_t)item - 1], p->c);
 }
 
 /* @c's number among the contexts, added when new; -ENOMEM. */
 static int64_t look_up_ctx(struct sample_classes *t, const struct sample_ctx *c)
 {
-	size_t i = t->ctx_index ? ctx_hash(c) & t->ctx_mask : 0;
+	struct ctx_probe probe = {t, c};
+	uint64_t hash = ctx_hash(c);
+	void *item = hashindex_find(&t->ctx_index, hash, ctx_is, &probe);
 
-	for (; t->ctx_index && t->ctx_index[i]; i = (i + 1) & t->ctx_mask)
-		if (same_ctx(&t->ctxs[t->ctx_index[i] - 1], c))
-			return t->ctx_index[i] - 1;
-	if (reserve_ctx(t))
+	if (item)
+		return (int64_t)((uintptr_t)item - 1);
+	if (reserve_ctx(t) ||
+	    hashindex_add(&t->ctx_index, hash, (void *)(uintptr_t)(t->nr_ctxs + 1)))
 		return -ENOMEM;
 	t->ctxs[t->nr_ctxs] = *c;
-	index_ctx(t->ctx_index, t->ctx_mask, c, (uint32_t)t->nr_ctxs);
 	return (int64_t)t->nr_ctxs++;
 }
 

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/hashindex.h"
+
 /* Where a class's address is, and who ran it, as the sort keys see it. */
 struct sample_ctx {
 	void *owner;	  /* a machine, a struct dso, or NULL: no map */
@@ -51,12 +53,11 @@ struct sample_classes {
 	struct sample_class *slots;
 	size_t mask; /* slots - 1, a power of two */
 	size_t nr;   /* slots in use */
-	/* The contexts, and an index of them by hash (number + 1, 0 empty). */
+	/* The contexts, and an index of them by hash (items: number + 1). */
 	struct sample_ctx *ctxs;
 	size_t nr_ctxs;
 	size_t alloc_ctxs;
-	uint32_t *ctx_index;
-	size_t ctx_mask;
+	struct hashindex ctx_index;
 	/*
 	 * Contexts looked up lately, by a cheap mix of object and thread
 	 * name: samples come in runs of one thread, a CPU's run after another's.

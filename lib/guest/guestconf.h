@@ -21,6 +21,7 @@
 
 #define GM_MAX_GUESTS  256
 #define GM_MAX_DISKS   16 /* per guest */
+#define GM_MAX_APPLIANCE_CPUS 16
 #define GM_MAX_LINE    4096
 #define GM_VERSION_MAX 128 /* kernel version strings (path components) */
 
@@ -75,6 +76,8 @@ struct gm_config {
 	uint64_t max_derived_size;
 	unsigned max_files;	 /* per guest, files and folders copied out */
 	unsigned max_kernels;	 /* per guest */
+	/* vCPUs of the appliance, at most the host's online CPUs ("appliance-cpus"). */
+	unsigned appliance_cpus;
 	char *labels[GM_KIND_NR]; /* NULL: the default label */
 	char *qemu_user; /* "qemu-user": who runs trusted QEMUs; NULL: libvirt's default */
 	/*

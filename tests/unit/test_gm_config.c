@@ -39,6 +39,7 @@ static void test_full_example(void **state)
 		"max-derived-size 3G\n"
 		"max-files 500\n"
 		"max-kernels 4\n"
+		"appliance-cpus 4\n"
 		"label default system_u:object_r:guest_t:s0\n"
 		"label kallsyms system_u:object_r:guest_syms_t:s0:c1,c2\n"
 		"\n"
@@ -62,6 +63,7 @@ static void test_full_example(void **state)
 	assert_int_equal(cfg.max_derived_size, 3ULL << 30);
 	assert_int_equal(cfg.max_files, 500);
 	assert_int_equal(cfg.max_kernels, 4);
+	assert_int_equal(cfg.appliance_cpus, 4);
 	assert_int_equal(cfg.nr_guests, 2);
 	assert_string_equal(cfg.guests[0].name, "web1");
 	assert_int_equal(cfg.guests[0].nr_disks, 2);
@@ -71,7 +73,7 @@ static void test_full_example(void **state)
 	assert_string_equal(cfg.guests[0].disks[1].path, "/dev/vg0/web1 data");
 	assert_int_equal(cfg.guests[0].disks[1].format, GM_FMT_RAW);
 	assert_string_equal(cfg.guests[0].kernel, "6.1.0-28-amd64");
-	assert_int_equal(cfg.guests[0].line, 16);
+	assert_int_equal(cfg.guests[0].line, 17);
 	assert_string_equal(cfg.guests[1].name, "db.2");
 	assert_string_equal(cfg.guests[1].disks[0].path, "/images/db2.img");
 	assert_null(cfg.guests[1].kernel);
@@ -95,6 +97,7 @@ static void test_defaults(void **state)
 	assert_false(cfg.lazy);
 	assert_int_equal(cfg.max_file_size, 256ULL << 20);
 	assert_int_equal(cfg.max_derived_size, 2ULL << 30);
+	assert_int_equal(cfg.appliance_cpus, 2);
 	assert_string_equal(gm_config_label(&cfg, GM_KIND_INFO), GM_DEFAULT_CONTEXT);
 	gm_config_release(&cfg);
 
@@ -141,6 +144,8 @@ static const struct bad_case bad_cases[] = {
 	{ "max-files 0\n", "guests.conf:1:", "whole number" },
 	{ "max-files 12a\n", "guests.conf:1:", "whole number" },
 	{ "max-kernels 1000\n", "guests.conf:1:", "whole number" },
+	{ "appliance-cpus 0\n", "guests.conf:1:", "whole number" },
+	{ "appliance-cpus 17\n", "guests.conf:1:", "whole number" },
 	{ "label kallsyms\n", "guests.conf:1:", "kind and an SELinux context" },
 	{ "label kallsyms not-a-context\n", "guests.conf:1:", "not an SELinux context" },
 	{ "label kallsyms a:b:c d\n", "guests.conf:1:", "not an SELinux context" },

@@ -165,6 +165,14 @@ static int print_table(const struct symtab *st, int64_t slide)
 {
 	char name[1024], mod[128];
 
+	if (symtab_check(st)) {
+		sanitize(st->source, name, sizeof(name));
+		fprintf(stderr,
+			"kvmprof symbols: %s: the symbol cache's table of it is "
+			"damaged; remove the cache folder's entry\n",
+			name);
+		return -EINVAL;
+	}
 	for (size_t i = 0; i < st->nr; i++) {
 		const struct ksym *s = &st->syms[i];
 

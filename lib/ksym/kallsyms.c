@@ -211,6 +211,8 @@ int kallsyms_parse(const char *buf, size_t len, const char *what, struct symtab 
 
 int kallsyms_write(const struct symtab *st, int64_t slide, FILE *out)
 {
+	if (symtab_check(st))
+		return -EINVAL;
 	for (size_t i = 0; i < st->nr; i++) {
 		const struct ksym *s = &st->syms[i];
 		uint64_t addr = s->addr + (uint64_t)slide;

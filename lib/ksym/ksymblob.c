@@ -104,7 +104,7 @@ int ksymblob_encode(const struct symtab *st, void **out, size_t *out_len)
 {
 	void *raw;
 	size_t len;
-	int ret = encode_raw(st, &raw, &len);
+	int ret = symtab_check(st) ? -EINVAL : encode_raw(st, &raw, &len);
 
 	if (ret)
 		return ret;

@@ -111,7 +111,7 @@ int symcache_entry_encode(const struct symtab *st, const struct entry_header *pr
 	uint8_t *e;
 
 	*out = NULL;
-	if (!st->sorted || (st->nr && !st->nr_addrs))
+	if (!st->sorted || (st->nr && !st->nr_addrs) || symtab_check(st))
 		return -EINVAL;
 	if (st->nr > ENTRY_NR_MAX)
 		return -EFBIG;
@@ -162,43 +162,6 @@ static bool layout_fits(const struct entry_header *h, size_t len)
 	       memchr(h->source, 0, sizeof(h->source));
 }
 
-/*
- * The indexes, as symtab_lookup() relies on them: addresses rising, each
- * alias in range and at its address, buckets rising and in range; and the
- * order by name in range.
- */
-static bool index_sane(const struct entry_header *h, const uint8_t *e)
-{
-	const struct ksym *syms = (const void *)(e + h->syms_off);
-	const uint64_t *addrs = (const void *)(e + h->addrs_off);
-	const uint32_t *best = (const void *)(e + h->best_off);
-	const uint32_t *buckets = (const void *)(e + h->buckets_off);
-	const uint32_t *by_name = (const void *)(e + h->by_name_off);
-
-	if (h->nr && !h->nr_addrs)
-		return false;
-	/* Indexes in range; their order only steers symtab_find() (see there). */
-	for (size_t i = 0; i < h->nr; i++)
-		if (by_name[i] >= h->nr)
-			return false;
-	for (size_t i = 0; i < h->nr_addrs; i++)
-		if ((i && addrs[i] <= addrs[i - 1]) || best[i] >= h->nr ||
-		    syms[best[i]].addr != addrs[i])
-			return false;
-	for (size_t b = 0; b < h->nr_buckets; b++)
-		if (buckets[b] > h->nr_addrs || (b && buckets[b] < buckets[b - 1]))
-			return false;
-	return true;
-}
-
-/* Is @p (as laid out for h->base) a name in the entry's name area? */
-static bool name_inside(const struct entry_header *h, const char *p)
-{
-	uint64_t at = (uint64_t)(uintptr_t)p - h->base;
-
-	return at >= h->names_off && at < h->len;
-}
-
 /* @p (NULL stays NULL) in a copy of the entry @delta bytes from its base. */
 static const char *moved(const char *p, uintptr_t delta)
 {
@@ -206,10 +169,9 @@ static const char *moved(const char *p, uintptr_t delta)
 }
 
 /*
- * The symbols, checked: sorted, every name inside the name area (which
- * ends in a NUL, so no string runs out of it). Used where they lie when
- * the entry is mapped at its base, else copied with their pointers moved
- * by @delta.
+ * The symbols: used where they lie when the entry is mapped at its base,
+ * else copied with their pointers moved by @delta (checked after, with
+ * the rest: symtab_check()).
  */
 static int take_syms(const struct entry_header *h, const uint8_t *e, struct symtab *st)
 {
@@ -221,12 +183,7 @@ static int take_syms(const struct entry_header *h, const uint8_t *e, struct symt
 		out = kp_alloc_huge((h->nr ? h->nr : 1) * sizeof(*out));
 		if (!out)
 			return -ENOMEM;
-	}
-	for (size_t i = 0; i < h->nr; i++) {
-		if ((i && in[i].addr < in[i - 1].addr) || !name_inside(h, in[i].name) ||
-		    (in[i].module && !name_inside(h, in[i].module)))
-			goto bad;
-		if (delta)
+		for (size_t i = 0; i < h->nr; i++)
 			out[i] = (struct ksym){in[i].addr, in[i].size,
 					       moved(in[i].name, delta),
 					       moved(in[i].module, delta), in[i].type};
@@ -234,10 +191,6 @@ static int take_syms(const struct entry_header *h, const uint8_t *e, struct symt
 	st->syms = out;
 	st->syms_in_map = !delta;
 	return 0;
-bad:
-	if (delta)
-		free(out);
-	return -EINVAL;
 }
 
 static void take_index(const struct entry_header *h, const uint8_t *e, struct symtab *st)
@@ -255,6 +208,9 @@ static void take_index(const struct entry_header *h, const uint8_t *e, struct sy
 	st->sorted = true;
 	st->text_start = h->text_start;
 	st->text_end = h->text_end;
+	st->unverified = true;
+	st->names_lo = (uintptr_t)e + h->names_off;
+	st->names_hi = (uintptr_t)e + h->len;
 	memcpy(st->source, h->source, sizeof(st->source));
 	memcpy(st->build_id, h->build_id, h->build_id_len);
 	st->build_id_len = h->build_id_len;
@@ -276,20 +232,28 @@ int symcache_entry_table(const void *map, size_t len, const char *path,
 		return bad(why, path, "malformed header");
 	if (h.names_len && e[len - 1])
 		return bad(why, path, "unterminated names");
-	if (!index_sane(&h, e))
-		return bad(why, path, "malformed address index");
 	st = symtab_new();
 	if (!st)
 		return kp_errorf(why, ENOMEM, "%s: out of memory", path);
 	ret = take_syms(&h, e, st);
 	if (ret) {
 		symtab_free(st);
-		return ret == -ENOMEM ? kp_errorf(why, ENOMEM, "%s: out of memory", path)
-				      : bad(why, path,
-					    "a symbol is out of order or "
-					    "its name outside the entry");
+		return kp_errorf(why, ENOMEM, "%s: out of memory", path);
 	}
 	take_index(&h, e, st);
+	/*
+	 * Used in place, the entry is read only where lookups go (a report
+	 * needs a few thousand of its 160k symbols). A copy has read it all.
+	 */
+	if (!st->syms_in_map) {
+		if (symtab_check(st)) {
+			symtab_free(st);
+			return bad(why, path,
+				   "its address index is malformed, a symbol out of "
+				   "order or a name outside the entry");
+		}
+		st->unverified = false;
+	}
 	*out = st;
 	return 0;
 }

@@ -14,7 +14,10 @@
  * the symbols are copied and their pointers moved.
  *
  * Either way every pointer, offset and index is checked before use: the
- * entry is a file, and a file can be damaged.
+ * entry is a file, and a file can be damaged. A copy is checked whole; an
+ * entry used in place is checked where lookups read it (symtab.h:
+ * unverified): reading all of a guest kernel's 13 MB entry took a fifth
+ * of a cached guest report's CPU time.
  */
 #ifndef KVMPROF_SYMCACHE_ENTRY_H
 #define KVMPROF_SYMCACHE_ENTRY_H

@@ -350,6 +350,18 @@ static ptrdiff_t upper_index(const uint64_t *a, size_t n, uint64_t key)
 	return base - a;
 }
 
+/* Is @p one of the table's names? Always, unless the table is unverified. */
+static bool name_inside(const struct symtab *st, const char *p)
+{
+	return !st->unverified ||
+	       ((uintptr_t)p >= st->names_lo && (uintptr_t)p < st->names_hi);
+}
+
+static bool sym_readable(const struct symtab *st, const struct ksym *s)
+{
+	return name_inside(st, s->name) && (!s->module || name_inside(st, s->module));
+}
+
 /* upper_index() over the whole table, through the bucket @link falls in. */
 static ptrdiff_t find_index(const struct symtab *st, uint64_t link)
 {
@@ -363,6 +375,8 @@ static ptrdiff_t find_index(const struct symtab *st, uint64_t link)
 		return (ptrdiff_t)st->nr_addrs - 1;
 	lo = st->buckets[b];
 	hi = st->buckets[b + 1];
+	if (st->unverified && (hi > st->nr_addrs || lo > hi))
+		return -1;
 	/* Nothing in the bucket at or below @link: the answer is just before it. */
 	if (lo == hi || st->addrs[lo] > link)
 		return (ptrdiff_t)lo - 1;
@@ -376,9 +390,11 @@ const struct ksym *symtab_lookup(const struct symtab *st, uint64_t addr, int64_t
 	ptrdiff_t i = find_index(st, link);
 	const struct ksym *sym;
 
-	if (i < 0)
+	if (i < 0 || (st->unverified && st->best[i] >= st->nr))
 		return NULL;
 	sym = &st->syms[st->best[i]];
+	if (!sym_readable(st, sym))
+		return NULL;
 	if (st->bounded && sym->size && link - sym->addr >= sym->size)
 		return NULL;
 	if (offset)
@@ -410,15 +426,28 @@ static bool same_name(const char *a, const char *b)
 	return a[0] == b[0] && !strcmp(a, b);
 }
 
-/* The first position in st->by_name whose name is not below @name. */
+/* The symbol at position @i of the order by name; NULL where an entry is damaged. */
+static const struct ksym *by_name_at(const struct symtab *st, size_t i)
+{
+	uint32_t k = st->by_name[i];
+
+	if (st->unverified && (k >= st->nr || !sym_readable(st, &st->syms[k])))
+		return NULL;
+	return &st->syms[k];
+}
+
+/* The first position in st->by_name whose name is not below @name, or SIZE_MAX. */
 static size_t by_name_lower(const struct symtab *st, const char *name)
 {
 	size_t lo = 0, hi = st->nr;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
+		const struct ksym *s = by_name_at(st, mid);
 
-		if (strcmp(st->syms[st->by_name[mid]].name, name) < 0)
+		if (!s)
+			return SIZE_MAX;
+		if (strcmp(s->name, name) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -429,10 +458,12 @@ static size_t by_name_lower(const struct symtab *st, const char *name)
 /* Of the symbols named @name, by index, the first of the core kernel. */
 static const struct ksym *find_by_name(const struct symtab *st, const char *name)
 {
+	const struct ksym *s;
+
 	for (size_t i = by_name_lower(st, name);
-	     i < st->nr && !strcmp(st->syms[st->by_name[i]].name, name); i++)
-		if (!st->syms[st->by_name[i]].module)
-			return &st->syms[st->by_name[i]];
+	     i < st->nr && (s = by_name_at(st, i)) && !strcmp(s->name, name); i++)
+		if (!s->module)
+			return s;
 	return NULL;
 }
 
@@ -444,7 +475,8 @@ const struct ksym *symtab_find(const struct symtab *st, const char *name)
 	if (found)
 		return found;
 	for (size_t i = 0; i < st->nr; i++)
-		if (!st->syms[i].module && same_name(st->syms[i].name, name))
+		if (!st->syms[i].module && sym_readable(st, &st->syms[i]) &&
+		    same_name(st->syms[i].name, name))
 			return &st->syms[i];
 	return NULL;
 }
@@ -483,9 +515,41 @@ void symtab_order_by_name(const struct symtab *st, uint32_t *order)
 const struct ksym *symtab_find_any(const struct symtab *st, const char *name)
 {
 	for (size_t i = 0; i < st->nr; i++)
-		if (same_name(st->syms[i].name, name))
+		if (sym_readable(st, &st->syms[i]) && same_name(st->syms[i].name, name))
 			return &st->syms[i];
 	return NULL;
+}
+
+/* The order by name only steers symtab_find(): its indexes are checked, not its order. */
+static bool index_sane(const struct symtab *st)
+{
+	if (st->nr && !st->nr_addrs)
+		return false;
+	for (size_t i = 0; st->by_name && i < st->nr; i++)
+		if (st->by_name[i] >= st->nr)
+			return false;
+	for (size_t i = 0; i < st->nr_addrs; i++)
+		if ((i && st->addrs[i] <= st->addrs[i - 1]) || st->best[i] >= st->nr ||
+		    st->syms[st->best[i]].addr != st->addrs[i])
+			return false;
+	for (size_t b = 0; b < st->nr_buckets; b++)
+		if (st->buckets[b] > st->nr_addrs ||
+		    (b && st->buckets[b] < st->buckets[b - 1]))
+			return false;
+	return true;
+}
+
+int symtab_check(const struct symtab *st)
+{
+	if (!st->unverified)
+		return 0;
+	if (!index_sane(st))
+		return -EINVAL;
+	for (size_t i = 0; i < st->nr; i++)
+		if ((i && st->syms[i].addr < st->syms[i - 1].addr) ||
+		    !sym_readable(st, &st->syms[i]))
+			return -EINVAL;
+	return 0;
 }
 
 int symtab_slide_from_anchor(const struct symtab *st, const char *name, uint64_t runtime,

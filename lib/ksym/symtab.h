@@ -61,6 +61,16 @@ struct symtab {
 	 * has it, in owned_map).
 	 */
 	const uint32_t *by_name;
+	/*
+	 * A table used where a cache entry lies (symcache_entry.h), not read
+	 * whole before its first use: each lookup and search checks the
+	 * indexes it follows and that the names it returns lie in the entry's
+	 * name area [names_lo, names_hi), which ends in a NUL. A damaged entry
+	 * then costs wrong answers, never a read outside it; symtab_check()
+	 * reads it all, for whatever walks every symbol.
+	 */
+	bool unverified;
+	uintptr_t names_lo, names_hi;
 	bool sorted;
 	bool bounded; /* sizes come from the source: lookups past a symbol's end fail */
 
@@ -117,6 +127,14 @@ const struct ksym *symtab_lookup(const struct symtab *st, uint64_t addr, int64_t
 /* Like symtab_lookup, but NULL unless the address is inside kernel text. */
 const struct ksym *symtab_lookup_text(const struct symtab *st, uint64_t addr,
 				      int64_t slide, uint64_t *offset);
+
+/*
+ * 0, or -EINVAL when the table does not hold together: addresses and
+ * indexes in order and in range, names in the name area. Only an
+ * unverified table (a cache entry's) can fail; anything that walks every
+ * symbol checks first.
+ */
+int symtab_check(const struct symtab *st);
 
 /* First symbol with this name in the core kernel (module == NULL), or NULL. */
 const struct ksym *symtab_find(const struct symtab *st, const char *name);

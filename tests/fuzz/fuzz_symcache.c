@@ -4,9 +4,12 @@
  * or forged file would present it. The first byte chooses the path: the
  * entry copied elsewhere than the address it names (its symbols copied,
  * their pointers moved), or taken as mapped at that address (its symbols
- * used where they lie); then lookups by address and by name.
+ * used where they lie); then lookups by address and by name, and a walk
+ * of every symbol.
  */
+#include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,18 +19,31 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/*
+ * Used in place, a table is checked only where it is read: the names to
+ * search for are those lookups return. Whatever walks every symbol
+ * (kallsyms_write) must find the damage first.
+ */
 static void use(const struct symtab *st)
 {
 	static const char *const names[] = {"_text", "entry_SYSCALL_64", "_etext", ""};
+	static FILE *null;
+	const struct ksym *s;
 
 	for (size_t i = 0; i < st->nr; i += 1 + st->nr / 8) {
-		symtab_lookup(st, st->syms[i].addr, 0, NULL);
+		s = symtab_lookup(st, st->syms[i].addr, 0, NULL);
+		if (s)
+			symtab_find(st, s->name);
 		symtab_lookup(st, st->syms[i].addr - 1, 0, NULL);
-		symtab_find(st, st->syms[i].name);
 	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		symtab_find(st, names[i]);
+	symtab_find_any(st, "no_such_symbol");
 	symtab_lookup(st, 0xffffffff81000000ULL, 0, NULL);
+	if (!null)
+		null = fopen("/dev/null", "w");
+	if (null && kallsyms_write(st, 0, null) != (symtab_check(st) ? -EINVAL : 0))
+		abort();
 }
 
 /*

@@ -296,12 +296,47 @@ static uint8_t *read_bytes(const char *path, size_t *len)
 	return p;
 }
 
-/* Every cut and every flipped byte: a miss or the same table, never a crash. */
+/*
+ * Everything a table offers, on one that may be damaged: lookups and
+ * searches read only inside the entry (a name pointer outside it would
+ * fault here), and what walks every symbol finds the damage first.
+ * Returns whether the table held together.
+ */
+static bool use_everything(const struct symtab *back, const struct symtab *st)
+{
+	bool sound = !symtab_check(back);
+	FILE *null = fopen("/dev/null", "w");
+	const struct ksym *s;
+	void *blob = NULL;
+	size_t len;
+
+	assert_non_null(null);
+	for (size_t i = 0; i < st->nr; i++) {
+		for (uint64_t d = 0; d < 3; d++)
+			if ((s = symtab_lookup(back, st->syms[i].addr + d, 0, NULL)))
+				assert_true(strlen(s->name) < 4096);
+		if ((s = symtab_find(back, st->syms[i].name)))
+			assert_true(strlen(s->name) < 4096);
+		if ((s = symtab_find_any(back, st->syms[i].name)))
+			assert_true(strlen(s->name) < 4096);
+	}
+	symtab_find(back, "no_such_symbol");
+	assert_int_equal(kallsyms_write(back, 0, null), sound ? 0 : -EINVAL);
+	assert_int_equal(!ksymblob_encode(back, &blob, &len), sound);
+	free(blob);
+	fclose(null);
+	return sound;
+}
+
+/*
+ * Every cut and every flipped byte: a miss, or a table that answers only
+ * from inside the entry, whether used in place or copied.
+ */
 static void test_damaged_entries(void **state)
 {
 	struct fixture *f = *state;
-	struct symtab *st = store_sample(f), *back;
-	size_t len;
+	struct symtab *st = store_sample(f), *in_place, *copied;
+	size_t len, broken = 0;
 	uint8_t *good = read_bytes(f->entry, &len);
 
 	for (size_t cut = 0; cut < len; cut++) {
@@ -312,14 +347,54 @@ static void test_damaged_entries(void **state)
 		good[at] ^= 0x41;
 		write_bytes(f->entry, good, len);
 		good[at] ^= 0x41;
-		back = NULL;
-		if (!symcache_load(f->cache, &f->image_st, 1000, &back, NULL)) {
-			/* Only the unchecked words: source text, build-id. */
-			assert_int_equal(back->nr, st->nr);
-			symtab_free(back);
+		in_place = copied = NULL;
+		if (symcache_load(f->cache, &f->image_st, 1000, &in_place, NULL))
+			continue;
+		/* While the first holds its address, a second is a checked copy. */
+		if (!symcache_load(f->cache, &f->image_st, 1000, &copied, NULL)) {
+			assert_false(copied->syms_in_map);
+			assert_true(use_everything(copied, st));
 		}
+		/* Only the unchecked words (source text, build-id) or a miss. */
+		assert_int_equal(in_place->nr, st->nr);
+		broken += !use_everything(in_place, st);
+		symtab_free(copied);
+		symtab_free(in_place);
 	}
+	/* Damage only a whole read finds: in the symbols, names and indexes. */
+	assert_true(broken > 0);
 	free(good);
+	symtab_free(st);
+}
+
+/* A name pointer or bucket out of range, in an entry used in place. */
+static void test_damage_found_by_lookups(void **state)
+{
+	struct fixture *f = *state;
+	struct symtab *st = store_sample(f), *back = NULL;
+	size_t len;
+	uint8_t *e = read_bytes(f->entry, &len);
+	const struct ksym *hit;
+	struct ksym *syms;
+	size_t k;
+
+	assert_int_equal(symcache_load(f->cache, &f->image_st, 1000, &back, NULL), 0);
+	assert_true(back->syms_in_map && back->unverified);
+	hit = symtab_lookup(back, 0xffffffff81001010ULL, 0, NULL);
+	assert_non_null(hit);
+	k = (size_t)(hit - back->syms);
+	syms = (struct ksym *)(e + ((const uint8_t *)back->syms -
+				    (const uint8_t *)back->owned_map));
+	symtab_free(back);
+
+	syms[k].name = (const char *)(uintptr_t)0x1000;
+	write_bytes(f->entry, e, len);
+	assert_int_equal(symcache_load(f->cache, &f->image_st, 1000, &back, NULL), 0);
+	assert_null(symtab_lookup(back, 0xffffffff81001010ULL, 0, NULL));
+	assert_null(symtab_find(back, "do_syscall_64"));
+	assert_int_equal(symtab_check(back), -EINVAL);
+	symtab_free(back);
+	free(e);
 	symtab_free(st);
 }
 
@@ -589,6 +664,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_over_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_entries, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damage_found_by_lookups, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_pruned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_untrusted, setup, teardown),
 		cmocka_unit_test(test_default_dir),

@@ -22,6 +22,13 @@ bool kallsyms_text_detect(const char *buf, size_t len);
 int kallsyms_parse(const char *buf, size_t len, const char *what, struct symtab *st,
 		   struct kp_err *err);
 
+/*
+ * The same from the first @size bytes of the file open as @fd, read a piece
+ * at a time through a buffer of its own.
+ */
+int kallsyms_parse_fd(int fd, uint64_t size, const char *what, struct symtab *st,
+		      struct kp_err *err);
+
 /* Write @st in /proc/kallsyms format, at runtime addresses: placed at @slide. */
 int kallsyms_write(const struct symtab *st, int64_t slide, FILE *out);
 

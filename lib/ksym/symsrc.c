@@ -2,11 +2,14 @@
 #include "symsrc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 
 #include "decompress.h"
 #include "base/fileio.h"
@@ -206,6 +209,39 @@ static void cache_store(const struct kp_mapping *map, const struct symtab *st)
 		cache.warn(&err);
 }
 
+/*
+ * Kallsyms text is parsed as it is read (kallsyms_parse_fd()), not from
+ * the mapping: in a virtual machine the first touch of each mapped page
+ * costs more than reading it. The file opened again must be the one
+ * mapped; if it was replaced in between, the mapping is parsed.
+ */
+static int load_text_file(const char *path, const struct kp_mapping *map, uint64_t max,
+			  struct symtab **out, struct kp_err *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct symtab *st;
+	struct stat sb;
+	int ret;
+
+	if (fd < 0 || fstat(fd, &sb) || sb.st_dev != map->st.st_dev ||
+	    sb.st_ino != map->st.st_ino || sb.st_size != map->st.st_size) {
+		if (fd >= 0)
+			close(fd);
+		return symsrc_load_buffer(map->data, map->len, path, max, out, NULL, err);
+	}
+	st = symtab_new();
+	ret = st ? kallsyms_parse_fd(fd, map->len, path, st, err)
+		 : kp_errorf(err, ENOMEM, "%s: out of memory", path);
+	close(fd);
+	if (ret) {
+		symtab_free(st);
+		return ret;
+	}
+	symtab_set_source(st, "%s", path);
+	*out = st;
+	return 0;
+}
+
 int symsrc_load_file(const char *path, uint64_t max, struct symtab **out,
 		     struct kmod_layout *layout, struct kp_err *err)
 {
@@ -223,7 +259,10 @@ int symsrc_load_file(const char *path, uint64_t max, struct symtab **out,
 		kp_unmap_file(&map);
 		return 0;
 	}
-	ret = symsrc_load_buffer(map.data, map.len, path, max, out, layout, err);
+	if (map.mapped && kallsyms_text_detect(map.data, map.len))
+		ret = load_text_file(path, &map, max, out, err);
+	else
+		ret = symsrc_load_buffer(map.data, map.len, path, max, out, layout, err);
 	if (!ret && use_cache)
 		cache_store(&map, *out);
 	kp_unmap_file(&map);

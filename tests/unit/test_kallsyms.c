@@ -19,13 +19,53 @@ static const char proc_kallsyms[] = "ffffffff81000000 T _text\n"
 				    "ffffffffc0002000 t kvm_vcpu_ioctl\t[kvm]\n"
 				    "ffffffffc0001000 t svm_vcpu_run\t[kvm_amd]\n";
 
-static int parse(const char *text, struct symtab **out, struct kp_err *err)
+static void assert_same_table(const struct symtab *a, const struct symtab *b)
 {
-	struct symtab *st = symtab_new();
-	int ret = kallsyms_parse(text, strlen(text), "fixture", st, err);
+	assert_int_equal(a->nr, b->nr);
+	for (size_t i = 0; i < a->nr; i++) {
+		assert_int_equal(a->syms[i].addr, b->syms[i].addr);
+		assert_int_equal(a->syms[i].type, b->syms[i].type);
+		assert_string_equal(a->syms[i].name, b->syms[i].name);
+		assert_true(!a->syms[i].module == !b->syms[i].module);
+		if (a->syms[i].module)
+			assert_string_equal(a->syms[i].module, b->syms[i].module);
+	}
+	assert_true(a->text_start == b->text_start && a->text_end == b->text_end);
+}
 
+/*
+ * @len bytes of @text parsed from memory and read from a file a piece at a
+ * time (kallsyms_parse_fd), which must agree, errors included; the first's
+ * table is returned.
+ */
+static int parse_both(const char *text, size_t len, const char *what, struct symtab **out,
+		      struct kp_err *err)
+{
+	struct symtab *st = symtab_new(), *from_fd = symtab_new();
+	struct kp_err mem_err = {0}, fd_err = {0};
+	FILE *f = tmpfile();
+	int ret, fd_ret;
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, len, f), len);
+	assert_int_equal(fflush(f), 0);
+	ret = kallsyms_parse(text, len, what, st, &mem_err);
+	fd_ret = kallsyms_parse_fd(fileno(f), len, what, from_fd, &fd_err);
+	fclose(f);
+	assert_int_equal(fd_ret, ret);
+	assert_string_equal(fd_err.msg, mem_err.msg);
+	if (!ret)
+		assert_same_table(st, from_fd);
+	symtab_free(from_fd);
+	if (err)
+		*err = mem_err;
 	*out = st;
 	return ret;
+}
+
+static int parse(const char *text, struct symtab **out, struct kp_err *err)
+{
+	return parse_both(text, strlen(text), "fixture", out, err);
 }
 
 static void test_proc_kallsyms_modules(void **state)
@@ -210,7 +250,8 @@ static void test_reserve_capped(void **state)
 	assert_non_null(buf);
 	memset(buf, '\n', blanks);
 	memcpy(buf + blanks, line, sizeof(line) - 1);
-	assert_int_equal(kallsyms_parse(buf, len, "blanks", st, &err), 0);
+	symtab_free(st);
+	assert_int_equal(parse_both(buf, len, "blanks", &st, &err), 0);
 	assert_int_equal(st->nr, 1);
 	assert_true(st->alloc <= (1u << 21));
 	symtab_free(st);
@@ -232,9 +273,75 @@ static void test_short_lines_grow(void **state)
 	assert_non_null(buf);
 	for (int i = 0; i < N; i++)
 		p += sprintf(p, "%x t %c\n", 1 + i % 15, 'a' + i % 26);
-	assert_int_equal(kallsyms_parse(buf, (size_t)(p - buf), "short", st, &err), 0);
+	symtab_free(st);
+	assert_int_equal(parse_both(buf, (size_t)(p - buf), "short", &st, &err), 0);
 	assert_int_equal(st->nr, N);
 	symtab_free(st);
+	free(buf);
+}
+
+/*
+ * Read a piece at a time, lines fall across pieces at every offset: lines
+ * of every length from 20 to 120 bytes, modules, CRLF and blank lines, the
+ * last without its newline; both ways give the same table.
+ */
+static void test_read_in_pieces(void **state)
+{
+	enum { N = 12000 };
+	char *buf = malloc(N * 140), *p = buf;
+	struct symtab *st;
+	struct kp_err err = {0};
+
+	(void)state;
+	assert_non_null(buf);
+	for (int i = 0; i < N; i++) {
+		int pad = i % 101;
+
+		p += sprintf(
+			p, "ffffffff%08x %c sym_%d_%.*s", 0x81000000 + i * 16,
+			i % 7 ? 't' : 'T', i, pad,
+			"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghij"
+			"klmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz");
+		if (i % 5 == 0)
+			p += sprintf(p, "\t[mod%d]", i % 13);
+		p += sprintf(p, "%s", i % 11 == 0 ? "\r\n" : i % 17 == 0 ? "\n\n" : "\n");
+	}
+	p--; /* the last line without its newline */
+	assert_int_equal(parse_both(buf, (size_t)(p - buf), "pieces", &st, &err), 0);
+	assert_int_equal(st->nr, N);
+	symtab_free(st);
+	free(buf);
+}
+
+/* A line longer than a piece, and one past the size given: errors, or not read. */
+static void test_read_long_line_and_size(void **state)
+{
+	size_t len = 200000;
+	char *buf = malloc(len + 64);
+	struct symtab *st;
+	struct kp_err err = {0};
+	int n = sprintf(buf, "ffffffff81000000 T first\nffffffff81000010 T ");
+	FILE *f = tmpfile();
+
+	(void)state;
+	memset(buf + n, 'x', len - (size_t)n);
+	memcpy(buf + len, "\nffffffff81000020 T last\n", 26);
+	assert_int_equal(parse_both(buf, len + 26, "long", &st, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "long:2: not a kallsyms"));
+	symtab_free(st);
+
+	/* Only the first @size bytes are parsed: a file that grew since. */
+	assert_non_null(f);
+	fputs(proc_kallsyms, f);
+	fputs("garbage that is no line\n", f);
+	fflush(f);
+	st = symtab_new();
+	assert_int_equal(
+		kallsyms_parse_fd(fileno(f), strlen(proc_kallsyms), "grown", st, &err),
+		0);
+	assert_int_equal(st->nr, 6);
+	symtab_free(st);
+	fclose(f);
 	free(buf);
 }
 
@@ -282,6 +389,8 @@ int main(void)
 		cmocka_unit_test(test_crlf_and_blank_lines),
 		cmocka_unit_test(test_reserve_capped),
 		cmocka_unit_test(test_short_lines_grow),
+		cmocka_unit_test(test_read_in_pieces),
+		cmocka_unit_test(test_read_long_line_and_size),
 		cmocka_unit_test(test_write_roundtrip_with_slide),
 		cmocka_unit_test(test_detect),
 	};

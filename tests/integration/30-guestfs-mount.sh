@@ -179,6 +179,9 @@ done
 ls "$MNT/evil/" >/dev/null 2>&1
 check "exactly one appliance launch for all guests" \
 	test "$(grep -c 'launching the libguestfs appliance' "$TMP/log1")" = 1
+cpus=$(($(nproc) < 2 ? $(nproc) : 2))
+check "the appliance launched with appliance-cpus' default ($cpus vCPUs here)" \
+	grep -q "appliance up in .* ($cpus vCPUs\?)" "$TMP/log1"
 
 # deb2p: two partitions, two Debian kernels, placeholder System.map.
 info=$MNT/deb2p/info

@@ -3,6 +3,7 @@
 
 #include "callchain.h"
 #include "base/hugepages.h"
+#include "base/minmax.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -421,11 +422,6 @@ static void merge(const struct sort_rec *src, struct sort_rec *dst, size_t lo, s
 		dst[k++] = src[j++];
 }
 
-static size_t min_size(size_t a, size_t b)
-{
-	return a < b ? a : b;
-}
-
 /*
  * A merge sort of the copies, passing over them in order: qsort() sorts
  * elements this big through pointers to them, a random read for each
@@ -437,10 +433,11 @@ static void sort_recs(struct sort_rec *a, struct sort_rec *tmp, size_t n)
 	struct sort_rec *src = a, *dst = tmp, *t;
 
 	for (size_t i = 0; i < n; i += SORT_RUN)
-		insertion_sort(a + i, min_size(SORT_RUN, n - i));
+		insertion_sort(a + i, kp_min_size(SORT_RUN, n - i));
 	for (size_t w = SORT_RUN; w < n; w *= 2) {
 		for (size_t lo = 0; lo < n; lo += 2 * w)
-			merge(src, dst, lo, min_size(lo + w, n), min_size(lo + 2 * w, n));
+			merge(src, dst, lo, kp_min_size(lo + w, n),
+			      kp_min_size(lo + 2 * w, n));
 		t = src;
 		src = dst;
 		dst = t;

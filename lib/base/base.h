@@ -15,6 +15,7 @@
 #include "fileio.h"
 #include "hashmap.h"
 #include "hugepages.h"
+#include "minmax.h"
 #include "pathtrust.h"
 #include "sanitize.h"
 #include "version.h"

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/minmax.h"
+
 #define KSYM_NAME_MAX 512
 
 /* A hex digit's value with bit 4 set (0x10-0x1f); 0 for any other byte. */
@@ -150,11 +152,6 @@ static int parse_line(const char *p, const char *end, const char *tab, struct kl
 #define KALLSYMS_RESERVE_SYMS  (1UL << 21)
 #define KALLSYMS_RESERVE_NAMES (64UL << 20)
 
-static size_t min_size(size_t a, size_t b)
-{
-	return a < b ? a : b;
-}
-
 /*
  * A real table's lines are 13 bytes or more ("%08lx T x" and a newline on
  * 32 bits, 21 on 64), so this bounds its symbols without a pass over the
@@ -180,8 +177,8 @@ static int reserve(struct parser *ps, uint64_t len, struct kp_err *err)
 	size_t n = len < SIZE_MAX ? (size_t)len : SIZE_MAX;
 
 	if (symtab_reserve(ps->st,
-			   min_size(n / KALLSYMS_MIN_LINE + 1, KALLSYMS_RESERVE_SYMS),
-			   min_size(n, KALLSYMS_RESERVE_NAMES)))
+			   kp_min_size(n / KALLSYMS_MIN_LINE + 1, KALLSYMS_RESERVE_SYMS),
+			   kp_min_size(n, KALLSYMS_RESERVE_NAMES)))
 		return kp_errorf(err, ENOMEM, "%s: out of memory", ps->what);
 	return 0;
 }

@@ -48,6 +48,24 @@ for dir in $debian_dirs; do
 	check "$ver: served from the cache: same --info" cmp -s "$TMP/$ver.info1" "$TMP/$ver.info2"
 	check "$ver: served from the cache: no decompression ($(cat "$TMP/rss1") KB then $(cat "$TMP/rss2") KB)" \
 		test "$(($(cat "$TMP/rss1") > 60000 && $(cat "$TMP/rss2") * 2 < $(cat "$TMP/rss1")))" = 1
+	# A damaged entry (4 KiB of its symbols overwritten, name pointers
+	# among them): lookups read it only where they go and answer or find
+	# nothing; the listing, which walks every symbol, refuses it.
+	entry=$(ls "$cache"/*.ksym)
+	head -c 4096 /dev/zero | tr '\0' '\377' |
+		dd of="$entry" bs=4096 seek=256 conv=notrunc status=none
+	addr=$(awk '$3 == "do_syscall_64" { print $1 }' "$TMP/$ver.syms")
+	check "$ver: a damaged cache entry still serves lookups" \
+		bash -c "KVMPROF_SYMBOL_CACHE='$cache' '$KVMPROF' symbols '$vmlinuz' --lookup $addr |
+			grep -qE '^$addr (do_syscall_64\+0x0|\[unknown\])\$'"
+	# Symbol 26250 lies in the damaged bytes (the 344-byte header, then 40
+	# bytes a symbol): its name pointer is all ones, and it is not found.
+	addr=$(awk 'NR == 26251 { print $1 }' "$TMP/$ver.syms")
+	check "$ver: a symbol in the damaged bytes is not found" \
+		bash -c "KVMPROF_SYMBOL_CACHE='$cache' '$KVMPROF' symbols '$vmlinuz' --lookup $addr |
+			grep -qx '$addr \[unknown\]'"
+	expect_fail "$ver: a damaged cache entry is refused by the listing" \
+		"cache's table of it is damaged" env KVMPROF_SYMBOL_CACHE="$cache" "$KVMPROF" symbols "$vmlinuz"
 	expect_fail "$ver: placeholder System.map is 'no symbols here'" "placeholder.*no symbols" \
 		"$KVMPROF" symbols "$dir/boot/System.map-$ver"
 	# --info gives the build-id, which must equal the one file(1) reads from the ELF.

@@ -262,18 +262,29 @@ int kallsyms_parse(const char *buf, size_t len, const char *what, struct symtab 
  */
 #define KALLSYMS_PIECE (64 * 1024)
 
-int kallsyms_parse_fd(int fd, uint64_t size, const char *what, struct symtab *st,
-		      struct kp_err *err)
+/* The longest line that parses: 16 digits, " T ", a name, "\t[module]\r". */
+_Static_assert(16 + 3 + KSYM_NAME_MAX + 2 + 63 + 2 + 1 <= KALLSYMS_PIECE_MIN,
+	       "a piece holds any line that parses");
+
+int kallsyms_parse_fd(int fd, uint64_t size, size_t piece, const char *what,
+		      struct symtab *st, struct kp_err *err)
 {
 	struct parser ps = {what, st, 0, 0};
-	char *buf = malloc(KALLSYMS_PIECE);
 	size_t have = 0;
 	uint64_t done = 0;
-	int ret = buf ? reserve(&ps, size, err)
-		      : kp_errorf(err, ENOMEM, "%s: out of memory", what);
+	char *buf;
+	int ret;
 
+	if (!piece)
+		piece = KALLSYMS_PIECE;
+	if (piece < KALLSYMS_PIECE_MIN)
+		return kp_errorf(err, EINVAL, "%s: pieces of %zu bytes are too small",
+				 what, piece);
+	buf = malloc(piece);
+	ret = buf ? reserve(&ps, size, err)
+		  : kp_errorf(err, ENOMEM, "%s: out of memory", what);
 	while (!ret) {
-		size_t want = KALLSYMS_PIECE - have;
+		size_t want = piece - have;
 		ssize_t n = pread(fd, buf + have,
 				  size - done < want ? (size_t)(size - done) : want,
 				  (off_t)done);
@@ -292,7 +303,7 @@ int kallsyms_parse_fd(int fd, uint64_t size, const char *what, struct symtab *st
 			break;
 		have = (size_t)(buf + have - rest);
 		/* A whole piece without a newline: no kallsyms line is that long. */
-		if (have == KALLSYMS_PIECE)
+		if (have == piece)
 			ret = kp_errorf(err, EINVAL,
 					"%s:%zu: not a kallsyms or System.map line", what,
 					ps.line + 1);

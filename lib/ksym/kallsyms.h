@@ -23,11 +23,15 @@ int kallsyms_parse(const char *buf, size_t len, const char *what, struct symtab 
 		   struct kp_err *err);
 
 /*
- * The same from the first @size bytes of the file open as @fd, read a piece
- * at a time through a buffer of its own.
+ * The same from the first @size bytes of the file open as @fd, read
+ * @piece bytes at a time (0: 64 KiB) through a buffer of its own. A piece
+ * of KALLSYMS_PIECE_MIN bytes or more holds any line that parses, so the
+ * table and the errors are kallsyms_parse()'s.
  */
-int kallsyms_parse_fd(int fd, uint64_t size, const char *what, struct symtab *st,
-		      struct kp_err *err);
+#define KALLSYMS_PIECE_MIN 1024
+
+int kallsyms_parse_fd(int fd, uint64_t size, size_t piece, const char *what,
+		      struct symtab *st, struct kp_err *err);
 
 /* Write @st in /proc/kallsyms format, at runtime addresses: placed at @slide. */
 int kallsyms_write(const struct symtab *st, int64_t slide, FILE *out);

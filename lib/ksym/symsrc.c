@@ -230,7 +230,7 @@ static int load_text_file(const char *path, const struct kp_mapping *map, uint64
 		return symsrc_load_buffer(map->data, map->len, path, max, out, NULL, err);
 	}
 	st = symtab_new();
-	ret = st ? kallsyms_parse_fd(fd, map->len, path, st, err)
+	ret = st ? kallsyms_parse_fd(fd, map->len, 0, path, st, err)
 		 : kp_errorf(err, ENOMEM, "%s: out of memory", path);
 	close(fd);
 	if (ret) {

@@ -35,28 +35,35 @@ static void assert_same_table(const struct symtab *a, const struct symtab *b)
 
 /*
  * @len bytes of @text parsed from memory and read from a file a piece at a
- * time (kallsyms_parse_fd), which must agree, errors included; the first's
- * table is returned.
+ * time (kallsyms_parse_fd), in 64 KiB pieces and in the smallest, which
+ * must agree, errors included; the first's table is returned.
  */
 static int parse_both(const char *text, size_t len, const char *what, struct symtab **out,
 		      struct kp_err *err)
 {
-	struct symtab *st = symtab_new(), *from_fd = symtab_new();
-	struct kp_err mem_err = {0}, fd_err = {0};
+	static const size_t pieces[] = {0, KALLSYMS_PIECE_MIN};
+	struct symtab *st = symtab_new();
+	struct kp_err mem_err = {0};
 	FILE *f = tmpfile();
-	int ret, fd_ret;
+	int ret;
 
 	assert_non_null(f);
 	assert_int_equal(fwrite(text, 1, len, f), len);
 	assert_int_equal(fflush(f), 0);
 	ret = kallsyms_parse(text, len, what, st, &mem_err);
-	fd_ret = kallsyms_parse_fd(fileno(f), len, what, from_fd, &fd_err);
+	for (size_t i = 0; i < sizeof(pieces) / sizeof(pieces[0]); i++) {
+		struct symtab *from_fd = symtab_new();
+		struct kp_err fd_err = {0};
+
+		assert_int_equal(kallsyms_parse_fd(fileno(f), len, pieces[i], what,
+						   from_fd, &fd_err),
+				 ret);
+		assert_string_equal(fd_err.msg, mem_err.msg);
+		if (!ret)
+			assert_same_table(st, from_fd);
+		symtab_free(from_fd);
+	}
 	fclose(f);
-	assert_int_equal(fd_ret, ret);
-	assert_string_equal(fd_err.msg, mem_err.msg);
-	if (!ret)
-		assert_same_table(st, from_fd);
-	symtab_free(from_fd);
 	if (err)
 		*err = mem_err;
 	*out = st;
@@ -337,9 +344,15 @@ static void test_read_long_line_and_size(void **state)
 	fflush(f);
 	st = symtab_new();
 	assert_int_equal(
-		kallsyms_parse_fd(fileno(f), strlen(proc_kallsyms), "grown", st, &err),
+		kallsyms_parse_fd(fileno(f), strlen(proc_kallsyms), 0, "grown", st, &err),
 		0);
 	assert_int_equal(st->nr, 6);
+	symtab_free(st);
+	/* Pieces too small for a line that parses are refused. */
+	st = symtab_new();
+	assert_int_equal(kallsyms_parse_fd(fileno(f), strlen(proc_kallsyms),
+					   KALLSYMS_PIECE_MIN - 1, "small", st, &err),
+			 -EINVAL);
 	symtab_free(st);
 	fclose(f);
 	free(buf);

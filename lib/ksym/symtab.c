@@ -52,12 +52,16 @@ void symtab_set_source(struct symtab *st, const char *fmt, ...)
 /*
  * A table whose symbols lie in a mapped cache entry is about to change:
  * they move to memory of its own first (the index is rebuilt by
- * symtab_finish()).
+ * symtab_finish()). Names added from here on lie outside the entry, so an
+ * unverified table is checked whole first (-EINVAL when damaged).
  */
 static int own_syms(struct symtab *st)
 {
 	struct ksym *syms;
 
+	if (symtab_check(st))
+		return -EINVAL;
+	st->unverified = false;
 	if (!st->syms_in_map)
 		return 0;
 	syms = kp_alloc_huge((st->nr ? st->nr : 1) * sizeof(*syms));
@@ -73,9 +77,10 @@ static int own_syms(struct symtab *st)
 int symtab_reserve(struct symtab *st, size_t nr, size_t name_bytes)
 {
 	struct ksym *syms;
+	int ret = own_syms(st);
 
-	if (own_syms(st))
-		return -ENOMEM;
+	if (ret)
+		return ret;
 	if (st->nr + nr > st->alloc) {
 		/* Written once, read for the table's life: huge pages, one fault each. */
 		syms = kp_alloc_huge((st->nr + nr) * sizeof(*syms));
@@ -94,9 +99,10 @@ static int symtab_grow(struct symtab *st)
 {
 	size_t alloc = st->alloc ? st->alloc * 2 : 4096;
 	struct ksym *syms;
+	int ret = own_syms(st);
 
-	if (own_syms(st))
-		return -ENOMEM;
+	if (ret)
+		return ret;
 	syms = realloc(st->syms, alloc * sizeof(*syms));
 	if (!syms)
 		return -ENOMEM;
@@ -120,9 +126,10 @@ int symtab_add_len(struct symtab *st, uint64_t addr, char type, const char *name
 		   size_t name_len, const char *module)
 {
 	struct ksym *sym;
+	int ret;
 
-	if (st->nr == st->alloc && symtab_grow(st))
-		return -ENOMEM;
+	if (st->nr == st->alloc && (ret = symtab_grow(st)))
+		return ret;
 	st->by_name = NULL;
 	sym = &st->syms[st->nr];
 	sym->addr = addr;
@@ -312,8 +319,10 @@ static int index_addresses(struct symtab *st)
 
 int symtab_finish(struct symtab *st)
 {
-	if (own_syms(st))
-		return -ENOMEM;
+	int ret = own_syms(st);
+
+	if (ret)
+		return ret;
 	st->by_name = NULL; /* symbols may have come or moved */
 	/* Most sources are already ordered; sorting them again is wasted time. */
 	if (!is_sorted(st))

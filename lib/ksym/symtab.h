@@ -87,11 +87,12 @@ void symtab_free(struct symtab *st);
 
 /*
  * Room for @nr more symbols and @name_bytes of their names (each name's
- * length + 8 at most), so that adding them allocates nothing. 0 or -ENOMEM.
+ * length + 8 at most), so that adding them allocates nothing. 0 or -ENOMEM
+ * (or, as for any change to a table from a damaged cache entry, -EINVAL).
  */
 int symtab_reserve(struct symtab *st, size_t nr, size_t name_bytes);
 
-/* Copies name and module. Returns 0 or -ENOMEM. */
+/* Copies name and module. Returns 0, -ENOMEM or -EINVAL (see symtab_reserve). */
 int symtab_add(struct symtab *st, uint64_t addr, char type, const char *name,
 	       const char *module);
 int symtab_add_len(struct symtab *st, uint64_t addr, char type, const char *name,

@@ -367,6 +367,33 @@ static void test_damaged_entries(void **state)
 	symtab_free(st);
 }
 
+/*
+ * A table used in place and then changed: its symbols move to memory of
+ * its own, checked, and a name added outside the entry is found like the
+ * entry's own.
+ */
+static void test_changed_after_load(void **state)
+{
+	struct fixture *f = *state;
+	struct symtab *st = store_sample(f), *back = NULL;
+	const struct ksym *s;
+
+	assert_int_equal(symcache_load(f->cache, &f->image_st, 1000, &back, NULL), 0);
+	assert_true(back->unverified && back->syms_in_map);
+	assert_int_equal(
+		symtab_add(back, 0xffffffff81e80000ULL, 't', "added_later", NULL), 0);
+	assert_int_equal(symtab_finish(back), 0);
+	assert_false(back->unverified || back->syms_in_map);
+	s = symtab_lookup(back, 0xffffffff81e80010ULL, 0, NULL);
+	assert_non_null(s);
+	assert_string_equal(s->name, "added_later");
+	assert_string_equal(symtab_lookup(back, 0xffffffff81001010ULL, 0, NULL)->name,
+			    "do_syscall_64");
+	assert_non_null(symtab_find(back, "added_later"));
+	symtab_free(back);
+	symtab_free(st);
+}
+
 /* A name pointer or bucket out of range, in an entry used in place. */
 static void test_damage_found_by_lookups(void **state)
 {
@@ -393,6 +420,9 @@ static void test_damage_found_by_lookups(void **state)
 	assert_null(symtab_lookup(back, 0xffffffff81001010ULL, 0, NULL));
 	assert_null(symtab_find(back, "do_syscall_64"));
 	assert_int_equal(symtab_check(back), -EINVAL);
+	/* Nor does it become a table of its own, to be changed. */
+	assert_int_equal(symtab_add(back, 0xffffffff81002000ULL, 't', "added", NULL),
+			 -EINVAL);
 	symtab_free(back);
 	free(e);
 	symtab_free(st);
@@ -666,6 +696,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_damaged_entries, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damage_found_by_lookups, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_changed_after_load, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pruned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_untrusted, setup, teardown),
 		cmocka_unit_test(test_default_dir),

@@ -24,40 +24,35 @@ run_simple() {
 	)
 }
 
-# cpu_of OUT CMD: run CMD (see run_simple) with stdout to OUT; print the CPU
-# seconds of its own process, perf stat's task-clock (milliseconds, where
-# time(1) has centiseconds).
-cpu_of() {
-	run_simple "$2" perf stat -x, -e task-clock -o "$BENCH_WORK/stat" -- >"$1" 2>/dev/null
-	awk -F, '$3 ~ /^task-clock/ { printf "%.4f\n", $1 / 1000 }' "$BENCH_WORK/stat"
-}
-
-# rss_of CMD: the peak RSS of CMD in KB, from time(1).
-rss_of() {
-	run_simple "$1" /usr/bin/time -f "%M" -o "$BENCH_WORK/rss" >/dev/null 2>&1
-	tail -1 "$BENCH_WORK/rss"
+# cost_of OUT CMD: run CMD (see run_simple) with stdout to OUT; print its
+# CPU seconds (task-clock from its exec, as perf stat counts it) and its
+# peak RSS in KB, both from this one run (bench/bench_rusage.c).
+cost_of() {
+	rm -f "$BENCH_WORK/cost"
+	run_simple "$2" "$BUILD/bench/bench_rusage" "$BENCH_WORK/cost" >"$1" 2>/dev/null
+	cat "$BENCH_WORK/cost" 2>/dev/null
 }
 
 # side_by_side RUNS NAME_A OUT_A CMD_A -- NAME_B OUT_B CMD_B: RUNS runs of
-# each, alternating which goes first; sets A_CPU B_CPU (medians, seconds),
-# and A_RSS B_RSS (KB) from one more run of each. Commands are simple
-# commands (see run_simple).
+# each, alternating which goes first; sets A_CPU B_CPU (medians, seconds)
+# and A_RSS B_RSS (the largest peak RSS of any run, KB). Commands are
+# simple commands (see run_simple).
 side_by_side() {
 	local runs=$1 a=$3 ca=$4 b=$7 cb=$8 r
 	: >"$BENCH_WORK/a" && : >"$BENCH_WORK/b"
 	for ((r = 1; r <= runs; r++)); do
 		if ((r % 2)); then
-			cpu_of "$a" "$ca" >>"$BENCH_WORK/a"
-			cpu_of "$b" "$cb" >>"$BENCH_WORK/b"
+			cost_of "$a" "$ca" >>"$BENCH_WORK/a"
+			cost_of "$b" "$cb" >>"$BENCH_WORK/b"
 		else
-			cpu_of "$b" "$cb" >>"$BENCH_WORK/b"
-			cpu_of "$a" "$ca" >>"$BENCH_WORK/a"
+			cost_of "$b" "$cb" >>"$BENCH_WORK/b"
+			cost_of "$a" "$ca" >>"$BENCH_WORK/a"
 		fi
 	done
-	A_CPU=$(median <"$BENCH_WORK/a")
-	B_CPU=$(median <"$BENCH_WORK/b")
-	A_RSS=$(rss_of "$ca")
-	B_RSS=$(rss_of "$cb")
+	A_CPU=$(awk '{ print $1 }' "$BENCH_WORK/a" | median)
+	B_CPU=$(awk '{ print $1 }' "$BENCH_WORK/b" | median)
+	A_RSS=$(sort -n -k2 "$BENCH_WORK/a" | awk 'END { print $2 }')
+	B_RSS=$(sort -n -k2 "$BENCH_WORK/b" | awk 'END { print $2 }')
 }
 
 # The top 20 rows as a set, leaving out rows tied with the 21st: tools may

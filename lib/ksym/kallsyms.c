@@ -159,12 +159,60 @@ static int parse_line(const char *p, const char *end, const char *tab, struct kl
  */
 #define KALLSYMS_MIN_LINE 13
 
+/* The names that bound the kernel's text, as symtab_finish() looks for them. */
+enum text_name { TEXT, STEXT, ETEXT, NR_TEXT_NAMES };
+
+static const char *const text_names[NR_TEXT_NAMES] = {"_text", "_stext", "_etext"};
+
 /* Lines parsed so far, across the pieces of a file read a piece at a time. */
 struct parser {
 	const char *what;
 	struct symtab *st;
-	size_t line, nonzero;
+	size_t line, nonzero, added;
+	/* Kernel (not module) lines of each text name, and the first's address. */
+	unsigned int text_seen[NR_TEXT_NAMES];
+	uint64_t text_addr[NR_TEXT_NAMES];
 };
+
+/*
+ * Note a line naming a bound of the text while it is at hand: finding
+ * _etext afterwards reads every name up to it, 100k of them in a guest's
+ * table, 3% of a report that parses one.
+ */
+static void note_text_name(struct parser *ps, const struct kline *kl)
+{
+	size_t len;
+
+	if (kl->module[0] || kl->name[0] != '_')
+		return;
+	/* The table keeps the name up to a NUL in it, if any: compare that. */
+	len = strnlen(kl->name, kp_min_size(kl->name_len, 7));
+	for (int i = 0; i < NR_TEXT_NAMES; i++)
+		if (len == strlen(text_names[i]) &&
+		    !memcmp(kl->name, text_names[i], len) && !ps->text_seen[i]++)
+			ps->text_addr[i] = kl->addr;
+}
+
+/*
+ * The text range from the noted lines: what symtab_finish() would find,
+ * as long as no name came twice (it takes the first in address order) and
+ * the table holds only these lines.
+ */
+static void set_text_range(struct parser *ps)
+{
+	struct symtab *st = ps->st;
+
+	if (st->nr != ps->added)
+		return;
+	for (int i = 0; i < NR_TEXT_NAMES; i++)
+		if (ps->text_seen[i] > 1)
+			return;
+	st->text_start = ps->text_seen[TEXT]	? ps->text_addr[TEXT]
+			 : ps->text_seen[STEXT] ? ps->text_addr[STEXT]
+						: 0;
+	st->text_end = ps->text_seen[ETEXT] ? ps->text_addr[ETEXT] : 0;
+	st->text_range_set = true;
+}
 
 /*
  * Allocated once, on huge pages: a table's first touch, not its parse, was
@@ -198,7 +246,9 @@ static int add_line(struct parser *ps, const char *p, const char *eol, const cha
 	if (symtab_add_len(ps->st, kl.addr, kl.type, kl.name, kl.name_len,
 			   kl.module[0] ? kl.module : NULL))
 		return kp_errorf(err, ENOMEM, "%s: out of memory", ps->what);
+	ps->added++;
 	ps->nonzero += kl.addr != 0;
+	note_text_name(ps, &kl);
 	return 0;
 }
 
@@ -237,6 +287,7 @@ static int conclude(struct parser *ps, struct kp_err *err)
 			err, EPERM,
 			"%s: all addresses are zero (kallsyms read without privilege?)",
 			ps->what);
+	set_text_range(ps);
 	return symtab_finish(ps->st)
 		       ? kp_errorf(err, ENOMEM, "%s: out of memory", ps->what)
 		       : 0;
@@ -245,7 +296,7 @@ static int conclude(struct parser *ps, struct kp_err *err)
 int kallsyms_parse(const char *buf, size_t len, const char *what, struct symtab *st,
 		   struct kp_err *err)
 {
-	struct parser ps = {what, st, 0, 0};
+	struct parser ps = {.what = what, .st = st};
 	const char *rest;
 	int ret = reserve(&ps, len, err);
 
@@ -269,7 +320,7 @@ _Static_assert(16 + 3 + KSYM_NAME_MAX + 2 + 63 + 2 + 1 <= KALLSYMS_PIECE_MIN,
 int kallsyms_parse_fd(int fd, uint64_t size, size_t piece, const char *what,
 		      struct symtab *st, struct kp_err *err)
 {
-	struct parser ps = {what, st, 0, 0};
+	struct parser ps = {.what = what, .st = st};
 	size_t have = 0;
 	uint64_t done = 0;
 	char *buf;

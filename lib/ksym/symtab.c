@@ -339,7 +339,9 @@ int symtab_finish(struct symtab *st)
 	if (!st->bounded && index_addresses(st))
 		return -ENOMEM;
 	st->sorted = true;
-	find_text_range(st);
+	if (!st->text_range_set)
+		find_text_range(st);
+	st->text_range_set = false;
 	return 0;
 }
 

@@ -76,6 +76,12 @@ struct symtab {
 
 	uint64_t text_start; /* link-time _text (or _stext), 0 if unknown */
 	uint64_t text_end;   /* link-time _etext, 0 if unknown */
+	/*
+	 * Set by a source that found those symbols as it read them, with
+	 * text_start and text_end, before symtab_finish(): finish then does
+	 * not search 100k names for _etext. Cleared by symtab_finish().
+	 */
+	bool text_range_set;
 
 	char source[128]; /* what the table came from, for reports */
 	uint8_t build_id[KP_BUILD_ID_MAX];

@@ -2,7 +2,8 @@
 /*
  * libFuzzer target: /proc/kallsyms and System.map text, parsed from memory
  * and read from a file in pieces (the first byte picks their size, from
- * the smallest allowed): both must give the same table or the same error.
+ * the smallest allowed): both must give the same table or the same error,
+ * and the text range noted while parsing must be the one a search finds.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -29,6 +30,18 @@ static bool same_table(const struct symtab *a, const struct symtab *b)
 			return false;
 	}
 	return true;
+}
+
+/* The text range the parser noted is the one a search of the finished table finds. */
+static bool text_range_found(const struct symtab *st)
+{
+	const struct ksym *start = symtab_find(st, "_text"),
+			  *end = symtab_find(st, "_etext");
+
+	if (!start)
+		start = symtab_find(st, "_stext");
+	return st->text_start == (start ? start->addr : 0) &&
+	       st->text_end == (end ? end->addr : 0);
 }
 
 /* The same text through a file, @piece bytes at a time: what kallsyms_parse() said. */
@@ -66,6 +79,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!st)
 		return 0;
 	ret = kallsyms_parse((const char *)data, size, "fuzz", st, &err);
+	if (!ret && !text_range_found(st))
+		abort();
 	if (!ret)
 		symtab_lookup(st, 0xffffffff81000000ULL, 0, NULL);
 	check_pieces((const char *)data, size, piece, ret, st, &err);

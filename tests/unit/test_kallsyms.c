@@ -94,6 +94,61 @@ static void test_proc_kallsyms_modules(void **state)
 	symtab_free(st);
 }
 
+/* The text range as a search of the finished table finds it. */
+static void expect_text_range_found_len(const char *text, size_t len)
+{
+	const struct ksym *start, *end;
+	struct kp_err err = {0};
+	struct symtab *st;
+
+	assert_int_equal(parse_both(text, len, "fixture", &st, &err), 0);
+	start = symtab_find(st, "_text");
+	if (!start)
+		start = symtab_find(st, "_stext");
+	end = symtab_find(st, "_etext");
+	assert_int_equal(st->text_start, start ? start->addr : 0);
+	assert_int_equal(st->text_end, end ? end->addr : 0);
+	assert_false(st->text_range_set);
+	symtab_free(st);
+}
+
+static void expect_text_range_found(const char *text)
+{
+	expect_text_range_found_len(text, strlen(text));
+}
+
+/*
+ * The parser notes _text, _stext and _etext as it reads them; what it
+ * notes must be what symtab_finish() would have searched for: the first
+ * kernel symbol of each name in address order, never a module's.
+ */
+static void test_text_range_noted(void **state)
+{
+	(void)state;
+	expect_text_range_found(proc_kallsyms);
+	/* Out of address order, and _etext twice: the lower one. */
+	expect_text_range_found("ffffffff82000000 T _etext\n"
+				"ffffffff81000000 T _text\n"
+				"ffffffff81f00000 T _etext\n");
+	/* Only _stext; names that only begin like the bounds. */
+	expect_text_range_found("ffffffff81000000 T _stext\n"
+				"ffffffff81000100 T _texts\n"
+				"ffffffff81000200 t _etex\n"
+				"ffffffff81e00000 T _etext\n");
+	/* A module's _text and _etext are not the kernel's. */
+	expect_text_range_found("ffffffffc0000000 t _text\t[evil]\n"
+				"ffffffffc0001000 t _etext\t[evil]\n"
+				"ffffffff81000000 T do_one\n");
+	/* A NUL inside a name ends it, in the table as here. */
+	expect_text_range_found_len("ffffffff81000000 T _text\0\0xt\n"
+				    "ffffffff81100000 T _etext\0\n",
+				    56);
+	expect_text_range_found("ffffffffc0000000 t _text\t[evil]\n"
+				"ffffffff81000000 T _text\n"
+				"ffffffff81000000 T _stext\n"
+				"ffffffff81800000 T _etext\n");
+}
+
 static void test_debian_placeholder(void **state)
 {
 	struct symtab *st;
@@ -394,6 +449,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_proc_kallsyms_modules),
+		cmocka_unit_test(test_text_range_noted),
 		cmocka_unit_test(test_debian_placeholder),
 		cmocka_unit_test(test_unprivileged_zeros),
 		cmocka_unit_test(test_malformed_line_named),

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "kallsyms.h"
 
-#include <ctype.h>
 #include <endian.h>
 #include <errno.h>
 #include <stdint.h>
@@ -85,14 +84,20 @@ static size_t parse_hex(const char *p, const char *end, uint64_t *val)
 	return n > 16 ? 0 : n;
 }
 
+/* isalpha() in the C locale, without a call per line. */
+static bool is_letter(char c)
+{
+	return (unsigned char)((c | 0x20) - 'a') < 26;
+}
+
 bool kallsyms_text_detect(const char *buf, size_t len)
 {
 	const char *end = buf + len;
 	uint64_t addr;
 	size_t n = parse_hex(buf, end, &addr);
 
-	return n >= 8 && buf + n + 3 < end && buf[n] == ' ' &&
-	       isalpha((unsigned char)buf[n + 1]) && buf[n + 2] == ' ';
+	return n >= 8 && buf + n + 3 < end && buf[n] == ' ' && is_letter(buf[n + 1]) &&
+	       buf[n + 2] == ' ';
 }
 
 static bool is_debian_placeholder(const char *name, size_t len)
@@ -111,22 +116,21 @@ struct kline {
 };
 
 /*
- * One line "ADDR TYPE NAME[\t[MODULE]]" (without the newline), whose first
- * tab is @tab (NULL: none).
+ * One line "ADDR TYPE NAME[\t[MODULE]]" (without the newline). Only the
+ * name can hold a tab: what comes before it is checked byte by byte.
  */
-static int parse_line(const char *p, const char *end, const char *tab, struct kline *kl)
+static int parse_line(const char *p, const char *end, struct kline *kl)
 {
-	const char *name, *mod, *mod_end;
+	const char *name, *mod, *mod_end, *tab;
 	size_t n = parse_hex(p, end, &kl->addr);
 
 	if (!n || p + n + 3 > end || p[n] != ' ' || p[n + 2] != ' ')
 		return -EINVAL;
 	kl->type = p[n + 1];
-	if (!isalpha((unsigned char)kl->type) && kl->type != '?')
+	if (!is_letter(kl->type) && kl->type != '?')
 		return -EINVAL;
 	name = p + n + 3;
-	if (tab && tab < name)
-		return -EINVAL;
+	tab = memchr(name, '\t', (size_t)(end - name));
 	kl->name = name;
 	kl->name_len = (size_t)((tab ? tab : end) - name);
 	kl->module[0] = '\0';
@@ -231,12 +235,11 @@ static int reserve(struct parser *ps, uint64_t len, struct kp_err *err)
 	return 0;
 }
 
-static int add_line(struct parser *ps, const char *p, const char *eol, const char *tab,
-		    struct kp_err *err)
+static int add_line(struct parser *ps, const char *p, const char *eol, struct kp_err *err)
 {
 	struct kline kl;
 
-	if (parse_line(p, eol, tab, &kl))
+	if (parse_line(p, eol, &kl))
 		return kp_errorf(err, EINVAL, "%s:%zu: not a kallsyms or System.map line",
 				 ps->what, ps->line);
 	if (ps->line == 1 && is_debian_placeholder(kl.name, kl.name_len))
@@ -261,16 +264,14 @@ static int parse_lines(struct parser *ps, const char *p, const char *end, bool l
 {
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol = nl ? nl : end;
-		const char *tab;
 		int ret;
 
 		if (!nl && !last)
 			break;
-		tab = memchr(p, '\t', (size_t)(eol - p));
 		ps->line++;
 		if (eol > p && eol[-1] == '\r')
 			eol--;
-		if (eol > p && (ret = add_line(ps, p, eol, tab, err)))
+		if (eol > p && (ret = add_line(ps, p, eol, err)))
 			return ret;
 		p = nl ? nl + 1 : end;
 	}

@@ -12,7 +12,10 @@
 #            from the guest's runtime kallsyms for perf kvm, and from those
 #            for both (kvmprof through its cache, and parsed every run).
 # For each: CPU time (median of RUNS, alternating) and peak RSS of both,
-# their ratio, and whether the top 20 rows are the same.
+# their ratio, and whether the top 20 rows are the same. A guest report
+# takes 10-200 ms, within this machine's noise (perf's own median moved
+# from 137 to 191 ms between rows of one run that gave it the same work),
+# so those rows take GUEST_RUNS: a few seconds more for a steadier median.
 #
 #   bench/report.sh BUILD_DIR RESULTS_FILE [compile] [guest]
 set -uo pipefail
@@ -21,6 +24,7 @@ BUILD=$(cd "$REPO" && cd "${1:-build}" && pwd)
 BENCH_RESULTS=$2
 shift 2
 RUNS=${BENCH_RUNS:-5}
+GUEST_RUNS=${BENCH_GUEST_RUNS:-11}
 BENCH_WORK=$(mktemp -d /tmp/kvmprof-bench-report.XXXXXX)
 trap 'rm -rf "$BENCH_WORK"' EXIT
 # shellcheck source=lib.sh
@@ -35,12 +39,13 @@ top20_guest() { grep -E '\[g\] ' | head -20 | awk '{ print $NF }'; }
 # one row; ROWS (top20 or top20_guest) extracts the rows that must be equal.
 # "info": a figure without a target (the two tools do different work).
 compare() {
-	local name=$1 rows=${4:-top20} info=${5:-} same=no r
-	side_by_side "$RUNS" kvmprof "$BENCH_WORK/k.txt" "$2" -- perf "$BENCH_WORK/p.txt" "$3"
+	local name=$1 rows=${4:-top20} info=${5:-} runs=$RUNS same=no r
+	[ "$rows" = top20_guest ] && runs=$GUEST_RUNS
+	side_by_side "$runs" kvmprof "$BENCH_WORK/k.txt" "$2" -- perf "$BENCH_WORK/p.txt" "$3"
 	diff <($rows <"$BENCH_WORK/k.txt") <($rows <"$BENCH_WORK/p.txt") >"$BENCH_WORK/top.diff" &&
 		[ "$($rows <"$BENCH_WORK/k.txt" | wc -l)" -ge 10 ] && same=yes
 	r=$(ratio "$B_CPU" "$A_CPU")
-	echo "  CPU time, median of $RUNS: kvmprof ${A_CPU} s, perf ${B_CPU} s: ${r}x;" \
+	echo "  CPU time, median of $runs: kvmprof ${A_CPU} s, perf ${B_CPU} s: ${r}x;" \
 		"peak RSS: kvmprof ${A_RSS} KB, perf ${B_RSS} KB; same top 20 rows: $same"
 	[ $same = yes ] || sed 's/^/    /' "$BENCH_WORK/top.diff" | head -10
 	if [ -n "$info" ]; then

@@ -138,17 +138,9 @@ static int load_into(const void *buf, size_t len, const char *what, uint64_t max
 			 what);
 }
 
-int symsrc_load_buffer(const void *buf, size_t len, const char *what, uint64_t max,
-		       struct symtab **out, struct kmod_layout *layout,
-		       struct kp_err *err)
+/* A table just loaded into @st with result @ret: to the caller, or freed. */
+static int hand_over(struct symtab *st, int ret, const char *what, struct symtab **out)
 {
-	struct symtab *st = symtab_new();
-	int ret;
-
-	*out = NULL;
-	if (!st)
-		return kp_errorf(err, ENOMEM, "%s: out of memory", what);
-	ret = load_into(buf, len, what, max, st, layout, err);
 	if (ret) {
 		symtab_free(st);
 		return ret;
@@ -157,6 +149,18 @@ int symsrc_load_buffer(const void *buf, size_t len, const char *what, uint64_t m
 		symtab_set_source(st, "%s", what);
 	*out = st;
 	return 0;
+}
+
+int symsrc_load_buffer(const void *buf, size_t len, const char *what, uint64_t max,
+		       struct symtab **out, struct kmod_layout *layout,
+		       struct kp_err *err)
+{
+	struct symtab *st = symtab_new();
+
+	*out = NULL;
+	if (!st)
+		return kp_errorf(err, ENOMEM, "%s: out of memory", what);
+	return hand_over(st, load_into(buf, len, what, max, st, layout, err), what, out);
 }
 
 static struct {
@@ -233,13 +237,7 @@ static int load_text_file(const char *path, const struct kp_mapping *map, uint64
 	ret = st ? kallsyms_parse_fd(fd, map->len, 0, path, st, err)
 		 : kp_errorf(err, ENOMEM, "%s: out of memory", path);
 	close(fd);
-	if (ret) {
-		symtab_free(st);
-		return ret;
-	}
-	symtab_set_source(st, "%s", path);
-	*out = st;
-	return 0;
+	return st ? hand_over(st, ret, path, out) : ret;
 }
 
 int symsrc_load_file(const char *path, uint64_t max, struct symtab **out,

@@ -169,7 +169,7 @@ static int print_table(const struct symtab *st, int64_t slide)
 		sanitize(st->source, name, sizeof(name));
 		fprintf(stderr,
 			"kvmprof symbols: %s: the symbol cache's table of it is "
-			"damaged; remove the cache folder's entry\n",
+			"damaged; the entry is removed, run again\n",
 			name);
 		return -EINVAL;
 	}

@@ -54,6 +54,12 @@ static void cache_warn(const struct kp_err *err)
 	kp_err_print(stderr, "kvmprof: warning: symbol cache not written", err);
 }
 
+/* A cache entry whose damage cost answers: removed after the command, and said. */
+static void damage_said(const struct kp_err *err)
+{
+	kp_err_print(stderr, "kvmprof: warning", err);
+}
+
 static void use_symbol_cache(void)
 {
 	char dir[4096];
@@ -80,8 +86,12 @@ int main(int argc, char **argv)
 	}
 	use_symbol_cache();
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+		if (!strcmp(argv[1], commands[i].name)) {
+			int ret = commands[i].fn(argc - 1, argv + 1);
+
+			symcache_drop_damaged(damage_said);
+			return ret;
+		}
 	fprintf(stderr, "kvmprof: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;

@@ -101,6 +101,87 @@ static void *map_entry(int fd, size_t len, uint64_t base)
 }
 
 /*
+ * The entries this process maps, each with the count its table's lookups
+ * keep of what damage made them refuse (symtab.h). Nodes of their own, so
+ * that a counter never moves, and kept until symcache_drop_damaged(): a
+ * table may be freed before then.
+ */
+struct used_entry {
+	struct used_entry *next;
+	dev_t dev;
+	ino_t ino;
+	unsigned long refused;
+	char path[];
+};
+
+static struct used_entry *used_entries;
+
+/* Count @st's refusals for the entry at @path; without memory, it is not counted. */
+static void note_used(struct symtab *st, const char *path, const struct stat *sb)
+{
+	size_t len = strlen(path) + 1;
+	struct used_entry *e = malloc(sizeof(*e) + len);
+
+	if (!e)
+		return;
+	*e = (struct used_entry){
+		.next = used_entries, .dev = sb->st_dev, .ino = sb->st_ino};
+	memcpy(e->path, path, len);
+	used_entries = e;
+	st->refused = &e->refused;
+}
+
+/* Removed only while it is still the file that was mapped. */
+static int remove_entry(const struct used_entry *e)
+{
+	struct stat sb;
+
+	if (lstat(e->path, &sb))
+		return -errno;
+	if (!S_ISREG(sb.st_mode) || sb.st_dev != e->dev || sb.st_ino != e->ino)
+		return -ESTALE;
+	return unlink(e->path) ? -errno : 0;
+}
+
+/* What became of a damaged entry (remove_entry()'s @ret), for the user. */
+static void say_dropped(const struct used_entry *e, int ret, symcache_damage_fn said)
+{
+	struct kp_err err = {0};
+
+	if (!said)
+		return;
+	if (!ret)
+		kp_errorf(&err, EINVAL,
+			  "symbol cache entry %s was damaged (%lu reads of it refused): "
+			  "removed, the next run reads its file again",
+			  e->path, e->refused);
+	else if (ret == -ESTALE || ret == -ENOENT)
+		kp_errorf(&err, EINVAL,
+			  "symbol cache entry %s was damaged (%lu reads of it refused); "
+			  "another run has replaced it since",
+			  e->path, e->refused);
+	else
+		kp_errorf(&err, -ret,
+			  "symbol cache entry %s is damaged (%lu reads of it refused) "
+			  "and could not be removed: %s",
+			  e->path, e->refused, strerror(-ret));
+	said(&err);
+}
+
+void symcache_drop_damaged(symcache_damage_fn said)
+{
+	struct used_entry *e, *next;
+
+	for (e = used_entries; e; e = next) {
+		next = e->next;
+		if (e->refused)
+			say_dropped(e, remove_entry(e), said);
+		free(e);
+	}
+	used_entries = NULL;
+}
+
+/*
  * The entry is mapped, not read: its pages are the page cache's, so the
  * table costs no memory of its own and nothing is copied.
  */
@@ -136,6 +217,8 @@ int symcache_load(const char *dir, const struct stat *image, uint64_t max,
 	}
 	(*out)->owned_map = map;
 	(*out)->owned_map_len = (size_t)sb.st_size;
+	if ((*out)->unverified)
+		note_used(*out, path, &sb);
 	return 0;
 }
 

@@ -67,6 +67,17 @@ int symcache_load(const char *dir, const struct stat *image, uint64_t max,
 		  struct symtab **out, struct kp_err *why);
 
 /*
+ * A table used in place is checked where it is read (symtab.h): damage
+ * costs answers, which its lookups count. Remove each entry this process
+ * loaded whose table refused anything, while it is still the file that
+ * was mapped, and tell @said (may be NULL) of each, removed or not. The
+ * next run reads the image again and stores a sound entry. Call once,
+ * when done with the tables: their counts are let go.
+ */
+typedef void (*symcache_damage_fn)(const struct kp_err *err);
+void symcache_drop_damaged(symcache_damage_fn said);
+
+/*
  * Store @st, read from the file @image describes, whose decompressed
  * kernel was @kernel_len bytes (0: text). Creates @dir (mode 0700) and any
  * missing parents; the entry appears whole or not at all (written aside,

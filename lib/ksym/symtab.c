@@ -361,6 +361,13 @@ static ptrdiff_t upper_index(const uint64_t *a, size_t n, uint64_t key)
 	return base - a;
 }
 
+/* Damage found: counted where the table's owner looks (st->refused). */
+static void refuse(const struct symtab *st)
+{
+	if (st->refused)
+		++*st->refused;
+}
+
 /* Is @p one of the table's names? Always, unless the table is unverified. */
 static bool name_inside(const struct symtab *st, const char *p)
 {
@@ -370,7 +377,10 @@ static bool name_inside(const struct symtab *st, const char *p)
 
 static bool sym_readable(const struct symtab *st, const struct ksym *s)
 {
-	return name_inside(st, s->name) && (!s->module || name_inside(st, s->module));
+	if (name_inside(st, s->name) && (!s->module || name_inside(st, s->module)))
+		return true;
+	refuse(st);
+	return false;
 }
 
 /* upper_index() over the whole table, through the bucket @link falls in. */
@@ -386,8 +396,10 @@ static ptrdiff_t find_index(const struct symtab *st, uint64_t link)
 		return (ptrdiff_t)st->nr_addrs - 1;
 	lo = st->buckets[b];
 	hi = st->buckets[b + 1];
-	if (st->unverified && (hi > st->nr_addrs || lo > hi))
+	if (st->unverified && (hi > st->nr_addrs || lo > hi)) {
+		refuse(st);
 		return -1;
+	}
 	/* Nothing in the bucket at or below @link: the answer is just before it. */
 	if (lo == hi || st->addrs[lo] > link)
 		return (ptrdiff_t)lo - 1;
@@ -401,8 +413,12 @@ const struct ksym *symtab_lookup(const struct symtab *st, uint64_t addr, int64_t
 	ptrdiff_t i = find_index(st, link);
 	const struct ksym *sym;
 
-	if (i < 0 || (st->unverified && st->best[i] >= st->nr))
+	if (i < 0)
 		return NULL;
+	if (st->unverified && st->best[i] >= st->nr) {
+		refuse(st);
+		return NULL;
+	}
 	sym = &st->syms[st->best[i]];
 	if (!sym_readable(st, sym))
 		return NULL;
@@ -442,9 +458,11 @@ static const struct ksym *by_name_at(const struct symtab *st, size_t i)
 {
 	uint32_t k = st->by_name[i];
 
-	if (st->unverified && (k >= st->nr || !sym_readable(st, &st->syms[k])))
+	if (st->unverified && k >= st->nr) {
+		refuse(st);
 		return NULL;
-	return &st->syms[k];
+	}
+	return sym_readable(st, &st->syms[k]) ? &st->syms[k] : NULL;
 }
 
 /* The first position in st->by_name whose name is not below @name, or SIZE_MAX. */
@@ -554,13 +572,13 @@ int symtab_check(const struct symtab *st)
 {
 	if (!st->unverified)
 		return 0;
-	if (!index_sane(st))
-		return -EINVAL;
 	for (size_t i = 0; i < st->nr; i++)
-		if ((i && st->syms[i].addr < st->syms[i - 1].addr) ||
-		    !sym_readable(st, &st->syms[i]))
+		if (!sym_readable(st, &st->syms[i]))
 			return -EINVAL;
-	return 0;
+	if (index_sane(st) && is_sorted(st))
+		return 0;
+	refuse(st);
+	return -EINVAL;
 }
 
 int symtab_slide_from_anchor(const struct symtab *st, const char *name, uint64_t runtime,

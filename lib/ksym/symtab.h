@@ -71,6 +71,12 @@ struct symtab {
 	 */
 	bool unverified;
 	uintptr_t names_lo, names_hi;
+	/*
+	 * Where an unverified table counts what its damage made a lookup,
+	 * search or symtab_check() refuse, or NULL: kept by the symbol cache,
+	 * which drops such an entry (symcache_drop_damaged()).
+	 */
+	unsigned long *refused;
 	bool sorted;
 	bool bounded; /* sizes come from the source: lookups past a symbol's end fail */
 

@@ -337,6 +337,7 @@ static void test_damaged_entries(void **state)
 	struct fixture *f = *state;
 	struct symtab *st = store_sample(f), *in_place, *copied;
 	size_t len, broken = 0;
+	bool sound;
 	uint8_t *good = read_bytes(f->entry, &len);
 
 	for (size_t cut = 0; cut < len; cut++) {
@@ -357,10 +358,15 @@ static void test_damaged_entries(void **state)
 		}
 		/* Only the unchecked words (source text, build-id) or a miss. */
 		assert_int_equal(in_place->nr, st->nr);
-		broken += !use_everything(in_place, st);
+		assert_non_null(in_place->refused);
+		sound = use_everything(in_place, st);
+		broken += !sound;
+		/* Damage anything refused is damage the whole check finds. */
+		assert_int_equal(*in_place->refused > 0, !sound);
 		symtab_free(copied);
 		symtab_free(in_place);
 	}
+	symcache_drop_damaged(NULL);
 	/* Damage only a whole read finds: in the symbols, names and indexes. */
 	assert_true(broken > 0);
 	free(good);
@@ -418,13 +424,92 @@ static void test_damage_found_by_lookups(void **state)
 	write_bytes(f->entry, e, len);
 	assert_int_equal(symcache_load(f->cache, &f->image_st, 1000, &back, NULL), 0);
 	assert_null(symtab_lookup(back, 0xffffffff81001010ULL, 0, NULL));
+	assert_int_equal(*back->refused, 1);
 	assert_null(symtab_find(back, "do_syscall_64"));
 	assert_int_equal(symtab_check(back), -EINVAL);
 	/* Nor does it become a table of its own, to be changed. */
 	assert_int_equal(symtab_add(back, 0xffffffff81002000ULL, 't', "added", NULL),
 			 -EINVAL);
 	symtab_free(back);
+	symcache_drop_damaged(NULL);
 	free(e);
+	symtab_free(st);
+}
+
+static char damage_msg[2][512];
+static int damage_msgs;
+
+static void damage_said(const struct kp_err *err)
+{
+	if (damage_msgs < 2)
+		snprintf(damage_msg[damage_msgs], sizeof(damage_msg[0]), "%s", err->msg);
+	damage_msgs++;
+}
+
+/* The entry of the sample table, with a name pointer out of range. */
+static void damage_sample_entry(struct fixture *f)
+{
+	struct symtab *back = NULL;
+	size_t len, k;
+	uint8_t *e = read_bytes(f->entry, &len);
+	struct ksym *syms;
+
+	assert_int_equal(symcache_load(f->cache, &f->image_st, 1000, &back, NULL), 0);
+	k = (size_t)(symtab_lookup(back, 0xffffffff81001010ULL, 0, NULL) - back->syms);
+	syms = (struct ksym *)(e + ((const uint8_t *)back->syms -
+				    (const uint8_t *)back->owned_map));
+	syms[k].name = (const char *)(uintptr_t)0x1000;
+	symtab_free(back);
+	write_bytes(f->entry, e, len);
+	free(e);
+}
+
+/*
+ * An entry whose damage cost a lookup its answer is removed once the
+ * command is done, and said; a sound one stays, unsaid; one replaced since
+ * it was mapped is not the damaged file, and stays.
+ */
+static void test_damaged_entry_dropped(void **state)
+{
+	struct fixture *f = *state;
+	struct symtab *st = store_sample(f), *back = NULL;
+	struct stat sb;
+
+	damage_msgs = 0;
+	assert_int_equal(symcache_load(f->cache, &f->image_st, 1000, &back, NULL), 0);
+	assert_non_null(symtab_lookup(back, 0xffffffff81001010ULL, 0, NULL));
+	symtab_free(back);
+	symcache_drop_damaged(damage_said);
+	assert_int_equal(damage_msgs, 0);
+	assert_int_equal(stat(f->entry, &sb), 0);
+
+	damage_sample_entry(f);
+	symcache_drop_damaged(damage_said); /* the loads above refused nothing */
+	assert_int_equal(damage_msgs, 0);
+	assert_int_equal(symcache_load(f->cache, &f->image_st, 1000, &back, NULL), 0);
+	assert_null(symtab_lookup(back, 0xffffffff81001010ULL, 0, NULL));
+	symtab_free(back); /* its count outlives it */
+	symcache_drop_damaged(damage_said);
+	assert_int_equal(damage_msgs, 1);
+	assert_non_null(strstr(damage_msg[0], f->entry));
+	assert_non_null(strstr(damage_msg[0], "(1 reads of it refused): removed"));
+	assert_int_equal(stat(f->entry, &sb), -1);
+
+	/* Damaged, then stored afresh by another run before this one is done. */
+	symtab_free(store_sample(f));
+	damage_sample_entry(f);
+	assert_int_equal(symcache_load(f->cache, &f->image_st, 1000, &back, NULL), 0);
+	assert_null(symtab_lookup(back, 0xffffffff81001010ULL, 0, NULL));
+	symtab_free(store_sample(f));
+	symcache_drop_damaged(damage_said);
+	symtab_free(back);
+	assert_int_equal(damage_msgs, 2);
+	assert_non_null(strstr(damage_msg[1], "another run has replaced it since"));
+	assert_int_equal(symcache_load(f->cache, &f->image_st, 1000, &back, NULL), 0);
+	assert_non_null(symtab_lookup(back, 0xffffffff81001010ULL, 0, NULL));
+	symtab_free(back);
+	symcache_drop_damaged(damage_said);
+	assert_int_equal(damage_msgs, 2);
 	symtab_free(st);
 }
 
@@ -695,6 +780,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_over_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_entries, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damage_found_by_lookups, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_entry_dropped, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_changed_after_load, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pruned, setup, teardown),

@@ -86,7 +86,8 @@ int kp_read_file(const char *path, size_t max, char **buf, size_t *len, struct k
 	return ret;
 }
 
-int kp_map_file(const char *path, size_t max, struct kp_mapping *m, struct kp_err *err)
+int kp_map_file_open(const char *path, size_t max, struct kp_mapping *m, int *fd_out,
+		     struct kp_err *err)
 {
 	struct stat sb;
 	char *buf;
@@ -94,6 +95,7 @@ int kp_map_file(const char *path, size_t max, struct kp_mapping *m, struct kp_er
 	int fd;
 
 	memset(m, 0, sizeof(*m));
+	*fd_out = -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return kp_errorf(err, errno, "%s: %s", path, strerror(errno));
@@ -110,14 +112,27 @@ int kp_map_file(const char *path, size_t max, struct kp_mapping *m, struct kp_er
 				 path, (long long)sb.st_size, max);
 	}
 	p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return kp_errorf(err, errno, "%s: mmap: %s", path, strerror(errno));
+	if (p == MAP_FAILED) {
+		int ret = kp_errorf(err, errno, "%s: mmap: %s", path, strerror(errno));
+
+		close(fd);
+		return ret;
+	}
 	m->data = p;
 	m->len = (size_t)sb.st_size;
 	m->mapped = true;
 	m->st = sb;
+	*fd_out = fd;
 	return 0;
+}
+
+int kp_map_file(const char *path, size_t max, struct kp_mapping *m, struct kp_err *err)
+{
+	int fd, ret = kp_map_file_open(path, max, m, &fd, err);
+
+	if (fd >= 0)
+		close(fd);
+	return ret;
 }
 
 void kp_unmap_file(struct kp_mapping *m)

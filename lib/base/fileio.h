@@ -31,6 +31,12 @@ struct kp_mapping {
 };
 
 int kp_map_file(const char *path, size_t max, struct kp_mapping *m, struct kp_err *err);
+/*
+ * The same, and the mapped file's descriptor stays open in *fd (close it),
+ * for reading it instead where that is cheaper; -1 when nothing was mapped.
+ */
+int kp_map_file_open(const char *path, size_t max, struct kp_mapping *m, int *fd,
+		     struct kp_err *err);
 void kp_unmap_file(struct kp_mapping *m);
 
 #endif

@@ -214,30 +214,19 @@ static void cache_store(const struct kp_mapping *map, const struct symtab *st)
 }
 
 /*
- * Kallsyms text is parsed as it is read (kallsyms_parse_fd()), not from
- * the mapping: in a virtual machine the first touch of each mapped page
- * costs more than reading it. The file opened again must be the one
- * mapped; if it was replaced in between, the mapping is parsed.
+ * Kallsyms text is parsed as it is read (kallsyms_parse_fd()), from the
+ * descriptor of the file that was mapped, not from the mapping: in a
+ * virtual machine the first touch of each mapped page costs more than
+ * reading it.
  */
-static int load_text_file(const char *path, const struct kp_mapping *map, uint64_t max,
-			  struct symtab **out, struct kp_err *err)
+static int load_text_file(const char *path, int fd, size_t len, struct symtab **out,
+			  struct kp_err *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct symtab *st;
-	struct stat sb;
-	int ret;
+	struct symtab *st = symtab_new();
 
-	if (fd < 0 || fstat(fd, &sb) || sb.st_dev != map->st.st_dev ||
-	    sb.st_ino != map->st.st_ino || sb.st_size != map->st.st_size) {
-		if (fd >= 0)
-			close(fd);
-		return symsrc_load_buffer(map->data, map->len, path, max, out, NULL, err);
-	}
-	st = symtab_new();
-	ret = st ? kallsyms_parse_fd(fd, map->len, 0, path, st, err)
-		 : kp_errorf(err, ENOMEM, "%s: out of memory", path);
-	close(fd);
-	return st ? hand_over(st, ret, path, out) : ret;
+	if (!st)
+		return kp_errorf(err, ENOMEM, "%s: out of memory", path);
+	return hand_over(st, kallsyms_parse_fd(fd, len, 0, path, st, err), path, out);
 }
 
 int symsrc_load_file(const char *path, uint64_t max, struct symtab **out,
@@ -245,24 +234,25 @@ int symsrc_load_file(const char *path, uint64_t max, struct symtab **out,
 {
 	struct kp_mapping map;
 	bool use_cache;
-	int ret;
+	int fd, ret;
 
 	*out = NULL;
 	/* Mapping costs what is read: a large debug vmlinux is fine, a bomb is not. */
-	ret = kp_map_file(path, KP_FILE_MAX, &map, err);
+	ret = kp_map_file_open(path, KP_FILE_MAX, &map, &fd, err);
 	if (ret)
 		return ret;
 	use_cache = cacheable(path, &map);
-	if (use_cache && !symcache_load(cache.dir, &map.st, max, out, NULL)) {
-		kp_unmap_file(&map);
-		return 0;
-	}
-	if (map.mapped && kallsyms_text_detect(map.data, map.len))
-		ret = load_text_file(path, &map, max, out, err);
+	if (use_cache && !symcache_load(cache.dir, &map.st, max, out, NULL))
+		goto out;
+	if (fd >= 0 && kallsyms_text_detect(map.data, map.len))
+		ret = load_text_file(path, fd, map.len, out, err);
 	else
 		ret = symsrc_load_buffer(map.data, map.len, path, max, out, layout, err);
 	if (!ret && use_cache)
 		cache_store(&map, *out);
+out:
+	if (fd >= 0)
+		close(fd);
 	kp_unmap_file(&map);
 	return ret;
 }

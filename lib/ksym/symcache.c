@@ -116,12 +116,23 @@ struct used_entry {
 
 static struct used_entry *used_entries;
 
-/* Count @st's refusals for the entry at @path; without memory, it is not counted. */
+/*
+ * Count @st's refusals for the entry at @path; without memory, it is not
+ * counted. Tables of the same entry share its count: a long kvmprof top
+ * loads the same few entries again as guests come and go.
+ */
 static void note_used(struct symtab *st, const char *path, const struct stat *sb)
 {
 	size_t len = strlen(path) + 1;
-	struct used_entry *e = malloc(sizeof(*e) + len);
+	struct used_entry *e;
 
+	for (e = used_entries; e; e = e->next)
+		if (e->dev == sb->st_dev && e->ino == sb->st_ino &&
+		    !strcmp(e->path, path)) {
+			st->refused = &e->refused;
+			return;
+		}
+	e = malloc(sizeof(*e) + len);
 	if (!e)
 		return;
 	*e = (struct used_entry){

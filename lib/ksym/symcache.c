@@ -169,7 +169,7 @@ static void say_dropped(const struct used_entry *e, int ret, symcache_damage_fn 
 	else if (ret == -ESTALE || ret == -ENOENT)
 		kp_errorf(&err, EINVAL,
 			  "symbol cache entry %s was damaged (%lu reads of it refused); "
-			  "another run has replaced it since",
+			  "it has been replaced or removed since",
 			  e->path, e->refused);
 	else
 		kp_errorf(&err, -ret,

@@ -163,19 +163,15 @@ static int parse_line(const char *p, const char *end, struct kline *kl)
  */
 #define KALLSYMS_MIN_LINE 13
 
-/* The names that bound the kernel's text, as symtab_finish() looks for them. */
-enum text_name { TEXT, STEXT, ETEXT, NR_TEXT_NAMES };
-
-static const char *const text_names[NR_TEXT_NAMES] = {"_text", "_stext", "_etext"};
-
 /* Lines parsed so far, across the pieces of a file read a piece at a time. */
 struct parser {
 	const char *what;
 	struct symtab *st;
-	size_t line, nonzero, added;
-	/* Kernel (not module) lines of each text name, and the first's address. */
-	unsigned int text_seen[NR_TEXT_NAMES];
-	uint64_t text_addr[NR_TEXT_NAMES];
+	bool fresh; /* the table held nothing before */
+	size_t line, nonzero;
+	/* Kernel (not module) lines of each text bound, and the first's address. */
+	unsigned int text_seen[SYMTAB_TEXT_BOUNDS];
+	uint64_t text_addr[SYMTAB_TEXT_BOUNDS];
 };
 
 /*
@@ -191,10 +187,13 @@ static void note_text_name(struct parser *ps, const struct kline *kl)
 		return;
 	/* The table keeps the name up to a NUL in it, if any: compare that. */
 	len = strnlen(kl->name, kp_min_size(kl->name_len, 7));
-	for (int i = 0; i < NR_TEXT_NAMES; i++)
-		if (len == strlen(text_names[i]) &&
-		    !memcmp(kl->name, text_names[i], len) && !ps->text_seen[i]++)
+	for (int i = 0; i < SYMTAB_TEXT_BOUNDS; i++) {
+		const char *bound = symtab_text_bound_name[i];
+
+		if (len == strlen(bound) && !memcmp(kl->name, bound, len) &&
+		    !ps->text_seen[i]++)
 			ps->text_addr[i] = kl->addr;
+	}
 }
 
 /*
@@ -204,18 +203,16 @@ static void note_text_name(struct parser *ps, const struct kline *kl)
  */
 static void set_text_range(struct parser *ps)
 {
-	struct symtab *st = ps->st;
+	const uint64_t *at[SYMTAB_TEXT_BOUNDS];
 
-	if (st->nr != ps->added)
+	if (!ps->fresh)
 		return;
-	for (int i = 0; i < NR_TEXT_NAMES; i++)
+	for (int i = 0; i < SYMTAB_TEXT_BOUNDS; i++) {
 		if (ps->text_seen[i] > 1)
 			return;
-	st->text_start = ps->text_seen[TEXT]	? ps->text_addr[TEXT]
-			 : ps->text_seen[STEXT] ? ps->text_addr[STEXT]
-						: 0;
-	st->text_end = ps->text_seen[ETEXT] ? ps->text_addr[ETEXT] : 0;
-	st->text_range_set = true;
+		at[i] = ps->text_seen[i] ? &ps->text_addr[i] : NULL;
+	}
+	symtab_set_text_range(ps->st, at);
 }
 
 /*
@@ -249,7 +246,6 @@ static int add_line(struct parser *ps, const char *p, const char *eol, struct kp
 	if (symtab_add_len(ps->st, kl.addr, kl.type, kl.name, kl.name_len,
 			   kl.module[0] ? kl.module : NULL))
 		return kp_errorf(err, ENOMEM, "%s: out of memory", ps->what);
-	ps->added++;
 	ps->nonzero += kl.addr != 0;
 	note_text_name(ps, &kl);
 	return 0;
@@ -297,7 +293,7 @@ static int conclude(struct parser *ps, struct kp_err *err)
 int kallsyms_parse(const char *buf, size_t len, const char *what, struct symtab *st,
 		   struct kp_err *err)
 {
-	struct parser ps = {.what = what, .st = st};
+	struct parser ps = {.what = what, .st = st, .fresh = !st->nr};
 	const char *rest;
 	int ret = reserve(&ps, len, err);
 
@@ -321,7 +317,7 @@ _Static_assert(16 + 3 + KSYM_NAME_MAX + 2 + 63 + 2 + 1 <= KALLSYMS_PIECE_MIN,
 int kallsyms_parse_fd(int fd, uint64_t size, size_t piece, const char *what,
 		      struct symtab *st, struct kp_err *err)
 {
-	struct parser ps = {.what = what, .st = st};
+	struct parser ps = {.what = what, .st = st, .fresh = !st->nr};
 	size_t have = 0;
 	uint64_t done = 0;
 	char *buf;

@@ -168,16 +168,32 @@ static bool is_sorted(const struct symtab *st)
 	return true;
 }
 
+const char *const symtab_text_bound_name[SYMTAB_TEXT_BOUNDS] = {"_text", "_stext",
+								"_etext"};
+
+void symtab_set_text_range(struct symtab *st, const uint64_t *at[SYMTAB_TEXT_BOUNDS])
+{
+	const uint64_t *start = at[SYMTAB_TEXT] ? at[SYMTAB_TEXT] : at[SYMTAB_STEXT];
+
+	st->text_start = start ? *start : 0;
+	st->text_end = at[SYMTAB_ETEXT] ? *at[SYMTAB_ETEXT] : 0;
+	st->text_range_set = true;
+}
+
+/* _stext is looked for only without _text: a table with neither is read whole. */
 static void find_text_range(struct symtab *st)
 {
-	const struct ksym *s;
+	const uint64_t *at[SYMTAB_TEXT_BOUNDS] = {NULL};
 
-	s = symtab_find(st, "_text");
-	if (!s)
-		s = symtab_find(st, "_stext");
-	st->text_start = s ? s->addr : 0;
-	s = symtab_find(st, "_etext");
-	st->text_end = s ? s->addr : 0;
+	for (int i = 0; i < SYMTAB_TEXT_BOUNDS; i++) {
+		const struct ksym *s;
+
+		if (i == SYMTAB_STEXT && at[SYMTAB_TEXT])
+			continue;
+		s = symtab_find(st, symtab_text_bound_name[i]);
+		at[i] = s ? &s->addr : NULL;
+	}
+	symtab_set_text_range(st, at);
 }
 
 static bool is_weak(char type)

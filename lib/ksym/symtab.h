@@ -83,9 +83,9 @@ struct symtab {
 	uint64_t text_start; /* link-time _text (or _stext), 0 if unknown */
 	uint64_t text_end;   /* link-time _etext, 0 if unknown */
 	/*
-	 * Set by a source that found those symbols as it read them, with
-	 * text_start and text_end, before symtab_finish(): finish then does
-	 * not search 100k names for _etext. Cleared by symtab_finish().
+	 * Set by symtab_set_text_range(): a source that found those symbols as
+	 * it read them gives them before symtab_finish(), which then does not
+	 * search 100k names for _etext. Cleared by symtab_finish().
 	 */
 	bool text_range_set;
 
@@ -93,6 +93,13 @@ struct symtab {
 	uint8_t build_id[KP_BUILD_ID_MAX];
 	size_t build_id_len;
 };
+
+/* The names that bound a kernel's text: [_text (else _stext), _etext). */
+enum symtab_text_bound { SYMTAB_TEXT, SYMTAB_STEXT, SYMTAB_ETEXT, SYMTAB_TEXT_BOUNDS };
+extern const char *const symtab_text_bound_name[SYMTAB_TEXT_BOUNDS];
+
+/* text_start and text_end from where each bound is (NULL: absent), by that rule. */
+void symtab_set_text_range(struct symtab *st, const uint64_t *at[SYMTAB_TEXT_BOUNDS]);
 
 struct symtab *symtab_new(void);
 void symtab_free(struct symtab *st);

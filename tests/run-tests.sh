@@ -97,7 +97,7 @@ run_integration() {
 
 # Inputs that once crashed a fuzz target (tests/fuzz/regressions/TARGET/) are
 # run first, each once: a fixed bug that comes back fails at once, whatever
-# the short run below happens to reach.
+# the short run below happens to reach. Prints the status into an .rc file.
 replay_regressions() {
 	local bin=$1 name=$2 log=$LOGS/$2-regressions.log rc
 	local inputs=("$REPO/tests/fuzz/regressions/$name"/*)
@@ -106,30 +106,50 @@ replay_regressions() {
 	rc=$?
 	[ $rc -eq 0 ] && echo "ok - $name: ${#inputs[@]} regression inputs" >>"$log" ||
 		echo "not ok - $name: a regression input crashed (status $rc)" >>"$log"
-	tally "$name regressions" "$log" $rc
+	echo $rc >"$log.rc"
 }
 
-# Each fuzz target runs for a short, fixed time from its seed corpus; a crash,
-# leak or sanitizer report fails it.
+# One target: its regressions, then a short, fixed time from its seed corpus;
+# a crash, leak or sanitizer report fails it.
+fuzz_one() {
+	local bin=$1 name corpus log rc
+	name=$(basename "$bin")
+	log=$LOGS/$name.log
+	corpus=$BUILD/fuzz-corpus/$name
+	mkdir -p "$corpus"
+	replay_regressions "$bin" "$name"
+	[ -d "$REPO/tests/fuzz/corpus/$name" ] && cp -n "$REPO/tests/fuzz/corpus/$name"/* "$corpus"/ 2>/dev/null
+	"$bin" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -timeout=10 \
+		-artifact_prefix="$LOGS/$name-" "$corpus" >"$log" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && echo "ok - $name" >>"$log" || echo "not ok - $name crashed (status $rc)" >>"$log"
+	echo $rc >"$log.rc"
+}
+
+# A target uses one core: as many run at once as there are cores, and their
+# results are counted afterwards in name order.
 run_fuzz() {
-	local bin
-	echo "fuzz targets (${FUZZ_SECONDS}s each):"
+	local bin name jobs
+	jobs=$(nproc 2>/dev/null || echo 1)
+	echo "fuzz targets (${FUZZ_SECONDS}s each, $jobs at a time):"
 	"$REPO/tests/fuzz/make-seeds.sh" "$BUILD"
+	local targets=()
 	for bin in "$BUILD"/fuzz/fuzz_*; do
 		[ -x "$bin" ] || continue
 		selected "$(basename "$bin")" || continue
-		local name corpus log rc
+		targets+=("$bin")
+		rm -f "$LOGS/$(basename "$bin")"{,-regressions}.log.rc
+		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+			wait -n
+		done
+		fuzz_one "$bin" &
+	done
+	wait
+	for bin in "${targets[@]}"; do
 		name=$(basename "$bin")
-		log=$LOGS/$name.log
-		corpus=$BUILD/fuzz-corpus/$name
-		mkdir -p "$corpus"
-		replay_regressions "$bin" "$name"
-		[ -d "$REPO/tests/fuzz/corpus/$name" ] && cp -n "$REPO/tests/fuzz/corpus/$name"/* "$corpus"/ 2>/dev/null
-		"$bin" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -timeout=10 \
-			-artifact_prefix="$LOGS/$name-" "$corpus" >"$log" 2>&1
-		rc=$?
-		[ $rc -eq 0 ] && echo "ok - $name" >>"$log" || echo "not ok - $name crashed (status $rc)" >>"$log"
-		tally "$name" "$log" $rc
+		[ -f "$LOGS/$name-regressions.log.rc" ] &&
+			tally "$name regressions" "$LOGS/$name-regressions.log" "$(cat "$LOGS/$name-regressions.log.rc")"
+		tally "$name" "$LOGS/$name.log" "$(cat "$LOGS/$name.log.rc" 2>/dev/null || echo 1)"
 	done
 }
 

@@ -58,4 +58,7 @@ echo "l2: workload done"
 poweroff -f
 INIT
 chmod 0755 "$WORK/init"
-(cd "$WORK" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$OUT"
+# Written aside and renamed: suites in two lanes make it at the same time, and
+# a QEMU already reading the old file keeps it whole.
+(cd "$WORK" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$OUT.$$"
+mv -f "$OUT.$$" "$OUT"

@@ -81,18 +81,102 @@ run_unit() {
 	done
 }
 
-run_integration() {
+# Suites that use the test disk images (they start guestfs-mount on them, or
+# QEMUs that hold them) say "# test-lane: disk-images". They run one after
+# another in a lane of their own, beside the other suites: they spend most of
+# their time in one vCPU of libguestfs's appliance under software emulation,
+# and a QEMU holding one of the images would be taken for a running guest by
+# another of them. Each lane has its own symbol cache. KVMPROF_TEST_LANES=1
+# runs everything in one lane.
+IMAGE_LANE=disk-images
+lane_of() {
+	sed -n 's/^# test-lane: *\([a-z-]*\).*/\1/p;/^[^#]/q' "$1" | head -1
+}
+
+# integration_suites LANE: sets suites to the selected suites of that lane.
+suites=()
+integration_suites() {
 	local t
-	echo "integration tests:"
+	suites=()
 	for t in "$REPO"/tests/integration/*.sh; do
 		[ -f "$t" ] || continue
 		selected "$(basename "$t")" || continue
-		local name log
-		name=$(basename "$t" .sh)
-		log=$LOGS/$name.log
-		(cd "$REPO" && BUILD="$BUILD" REPO="$REPO" timeout 1800 bash "$t") >"$log" 2>&1
-		tally "$name" "$log" $?
+		[ "$(lane_of "$t")" = "$1" ] && suites+=("$t")
 	done
+}
+
+# run_suite SUITE: runs it, its status beside its log. timeout gives the suite
+# a process group of its own and passes a TERM on to it: the lane forwards one
+# to the running suite's timeout.
+suite_pid=
+run_suite() {
+	local log=$LOGS/$(basename "$1" .sh).log
+	(cd "$REPO" && BUILD="$BUILD" REPO="$REPO" exec timeout 1800 bash "$1") </dev/null >"$log" 2>&1 &
+	suite_pid=$!
+	wait "$suite_pid"
+	echo $? >"$log.rc"
+	suite_pid=
+}
+
+tally_suite() {
+	local name log
+	name=$(basename "$1" .sh)
+	log=$LOGS/$name.log
+	tally "$name" "$log" "$(cat "$log.rc" 2>/dev/null || echo 1)"
+}
+
+# The image lane starts first, in a process group of its own; an interrupted
+# run stops it and the suite it runs.
+lane_pid=
+start_image_lane() {
+	local t
+	integration_suites "$IMAGE_LANE"
+	[ ${#suites[@]} -gt 0 ] || return 0
+	for t in "${suites[@]}"; do rm -f "$LOGS/$(basename "$t" .sh).log.rc"; done
+	[ "${KVMPROF_TEST_LANES:-$(nproc 2>/dev/null || echo 1)}" -ge 2 ] || return 0
+	set -m
+	(
+		trap '[ -n "$suite_pid" ] && kill -TERM "$suite_pid" 2>/dev/null; exit 143' TERM
+		export KVMPROF_SYMBOL_CACHE=$BUILD/test-symcache-$IMAGE_LANE
+		rm -rf "$KVMPROF_SYMBOL_CACHE"
+		for t in "${suites[@]}"; do run_suite "$t"; done
+	) &
+	lane_pid=$!
+	set +m
+}
+stop_suites() {
+	[ -n "$suite_pid" ] && kill -TERM "$suite_pid" 2>/dev/null
+	[ -n "$lane_pid" ] || return 0
+	kill -TERM "$lane_pid" 2>/dev/null
+	wait "$lane_pid" 2>/dev/null
+}
+trap stop_suites EXIT
+trap 'exit 130' INT TERM
+
+run_integration() {
+	local t
+	echo "integration tests:"
+	integration_suites ""
+	for t in "${suites[@]}"; do
+		run_suite "$t"
+		tally_suite "$t"
+	done
+}
+
+# The image lane's suites, once it is done (or now, when it did not run beside).
+finish_image_lane() {
+	local t
+	integration_suites "$IMAGE_LANE"
+	[ ${#suites[@]} -gt 0 ] || return 0
+	if [ -n "$lane_pid" ]; then
+		echo "integration tests using the disk images (run beside the others):"
+		wait "$lane_pid"
+		lane_pid=
+	else
+		echo "integration tests using the disk images:"
+		for t in "${suites[@]}"; do run_suite "$t"; done
+	fi
+	for t in "${suites[@]}"; do tally_suite "$t"; done
 }
 
 # Inputs that once crashed a fuzz target (tests/fuzz/regressions/TARGET/) are
@@ -126,6 +210,17 @@ fuzz_one() {
 	echo $rc >"$log.rc"
 }
 
+# fuzz_pids: the targets still running (the image lane is a child too, so
+# they are waited for by pid).
+fuzz_pids=()
+running_fuzz() {
+	local p alive=()
+	for p in "${fuzz_pids[@]}"; do
+		kill -0 "$p" 2>/dev/null && alive+=("$p")
+	done
+	fuzz_pids=("${alive[@]}")
+}
+
 # A target uses one core: as many run at once as there are cores, and their
 # results are counted afterwards in name order.
 run_fuzz() {
@@ -139,12 +234,15 @@ run_fuzz() {
 		selected "$(basename "$bin")" || continue
 		targets+=("$bin")
 		rm -f "$LOGS/$(basename "$bin")"{,-regressions}.log.rc
-		while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
-			wait -n
+		running_fuzz
+		while [ ${#fuzz_pids[@]} -ge "$jobs" ]; do
+			wait -n "${fuzz_pids[@]}"
+			running_fuzz
 		done
 		fuzz_one "$bin" &
+		fuzz_pids+=($!)
 	done
-	wait
+	[ ${#fuzz_pids[@]} -eq 0 ] || wait "${fuzz_pids[@]}"
 	for bin in "${targets[@]}"; do
 		name=$(basename "$bin")
 		[ -f "$LOGS/$name-regressions.log.rc" ] &&
@@ -153,10 +251,12 @@ run_fuzz() {
 	done
 }
 
+[ $unit_only -eq 0 ] && start_image_lane
 run_unit
 if [ $unit_only -eq 0 ]; then
 	run_integration
 	run_fuzz
+	finish_image_lane
 fi
 
 if [ ${#failures[@]} -gt 0 ]; then

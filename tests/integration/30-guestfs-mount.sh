@@ -1,4 +1,5 @@
 #!/bin/bash
+# test-lane: disk-images (tests/run-tests.sh)
 # guestfs-mount with real components: disk images built by
 # tests/data-builders/guest-images.sh (real Debian kernel packages and the
 # project's kernel), the real libguestfs appliance, a real FUSE mount, real

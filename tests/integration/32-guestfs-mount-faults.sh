@@ -1,4 +1,5 @@
 #!/bin/bash
+# test-lane: disk-images (tests/run-tests.sh)
 # guestfs-mount under faults, with the real appliance, a real FUSE mount and
 # the test images of tests/data-builders/guest-images.sh. Prints the timings.
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test-lane: disk-images (tests/run-tests.sh)
 # guestfs-mount under load: 32 concurrent readers, 10000 random preads each,
 # across the files of four guests (kallsyms, modules, vmlinux, System.map,
 # info), checked byte for byte against a first read (bench/bench_mount_load.c).

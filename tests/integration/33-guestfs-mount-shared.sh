@@ -1,4 +1,5 @@
 #!/bin/bash
+# test-lane: disk-images (tests/run-tests.sh)
 # Three guests in one shared appliance whose fstabs name their filesystems
 # /dev/sda2 (/) and /dev/sda1 (/boot), as many images do: inside its VM a
 # guest sees only its own disk. In the appliance /dev/sda is the first

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test-lane: disk-images (tests/run-tests.sh)
 # guestfs-mount under the sandbox of guestfs-mount.service: the unit's
 # hardening properties, read from the unit file, given to `systemd-run`;
 # the daemon inspects a guest image in the real appliance and serves its

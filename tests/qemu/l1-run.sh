@@ -136,8 +136,14 @@ timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu EPYC -m "$MEM" -smp 2 \
 	-append 'console=ttyS0 quiet panic=-1' \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$OUT",mount_tag=results,security_model=none "${SHARE_ARGS[@]}" \
-	</dev/null >"$WORK/console" 2>&1
+	</dev/null >"$WORK/console" 2>&1 &
+# timeout runs QEMU in a process group of its own: a TERM or Ctrl-C meant
+# for this script is passed on, so that no QEMU outlives an interrupted run.
+qemu_pid=$!
+trap 'kill -TERM "$qemu_pid" 2>/dev/null; wait "$qemu_pid"; rm -rf "$WORK"; exit 143' TERM INT HUP
+wait "$qemu_pid"
 rc=$?
+trap - TERM INT HUP
 if ((rc == 124)); then
 	echo "l1-run: timed out after $TIMEOUT s; console:" >&2
 	tail -30 "$WORK/console" >&2

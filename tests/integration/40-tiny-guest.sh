@@ -1,4 +1,5 @@
 #!/bin/bash
+# test-lane: alone (tests/run-tests.sh)
 # The tiny purpose-built guest under real nested KVM inside an L1 QEMU guest
 # running the project's kernel: guest samples must land on the designed
 # guest functions in the designed proportions (kernel_work 70%, each user

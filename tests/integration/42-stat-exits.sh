@@ -1,4 +1,5 @@
 #!/bin/bash
+# test-lane: alone (tests/run-tests.sh)
 # VM exits counted exactly: inside L1 (the project's kernel, nested KVM) the
 # tiny guest writes port 0x80 and reads MSR 0x1b N times each on purpose
 # (tinyvmm --exits N). kvmprof stat exits and perf kvm stat record it; both

@@ -1,4 +1,5 @@
 #!/bin/bash
+# test-lane: alone (tests/run-tests.sh)
 # A real Debian 6.12 kernel as L2 under nested KVM in L1 (KASLR on), busy
 # with syscalls and a user spin; perf kvm --guest record and kvmprof record
 # sample it side by side. Guest symbols come from the Debian package's

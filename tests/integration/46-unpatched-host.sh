@@ -1,4 +1,5 @@
 #!/bin/bash
+# test-lane: alone (tests/run-tests.sh)
 # The same real Debian 6.12 L2 as 45-debian-guest, but with Debian's own
 # linux-image-6.12 as L1: a host kernel without the kvmprof series. The
 # recorder must see that there is no guest context (no PERF_SAMPLE_GUEST_CTX,

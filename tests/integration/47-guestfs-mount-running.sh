@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-lane: disk-images (tests/run-tests.sh)
+# test-lane: alone (tests/run-tests.sh)
 # guestfs-mount and stock perf kvm on a guest that really runs: inside L1
 # (the project's kernel), the daemon inspects a test disk with its appliance
 # under KVM, a Debian 6.12 L2 runs with that disk attached, and perf kvm

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-lane: disk-images (tests/run-tests.sh)
+# test-lane: alone (tests/run-tests.sh)
 # make demo's script, run as make demo runs it: every step must happen, the
 # guest's kernel functions must be named through guestfs-mount by the
 # guest's name, and nothing it started may be left behind.

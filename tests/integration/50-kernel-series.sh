@@ -1,4 +1,5 @@
 #!/bin/bash
+# test-lane: alone (tests/run-tests.sh)
 # The guest-context kernel series (kernel/series, kernel/patches/):
 #
 #  a) every patch applies in order with `git apply --check` to Debian's

@@ -38,6 +38,8 @@ struct symbol_opts {
  * kernel's placement may change.
  */
 #define RESOLVE_CACHE_SIZE 16384
+/* Where it starts: a short report's few addresses never need the full size. */
+#define RESOLVE_CACHE_FIRST 1024
 
 struct resolve_entry {
 	uint64_t ip;	   /* the address, or (user space) the offset in the object */
@@ -103,6 +105,8 @@ struct session {
 	uint64_t level_samples[LEVEL__MAX];
 	uint64_t filtered;
 	struct resolve_entry *cache;
+	size_t cache_slots;   /* entries of the cache, a power of two */
+	size_t cache_inserts; /* misses cached since it was made */
 	/*
 	 * Reading a file into the histograms alone (no call chains, no frame
 	 * taker): host samples are counted by class and resolved when folded.

@@ -185,8 +185,14 @@ static void note_text_name(struct parser *ps, const struct kline *kl)
 
 	if (kl->module[0] || kl->name[0] != '_')
 		return;
-	/* The table keeps the name up to a NUL in it, if any: compare that. */
-	len = strnlen(kl->name, kp_min_size(kl->name_len, 7));
+	/*
+	 * The table keeps the name up to a NUL in it, if any: compare that. A
+	 * third of a kernel's names start with '_'; those longer than every
+	 * bound end here.
+	 */
+	len = strnlen(kl->name, kp_min_size(kl->name_len, SYMTAB_TEXT_BOUND_MAX + 1));
+	if (len > SYMTAB_TEXT_BOUND_MAX)
+		return;
 	for (int i = 0; i < SYMTAB_TEXT_BOUNDS; i++) {
 		const char *bound = symtab_text_bound_name[i];
 

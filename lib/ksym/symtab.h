@@ -97,6 +97,8 @@ struct symtab {
 /* The names that bound a kernel's text: [_text (else _stext), _etext). */
 enum symtab_text_bound { SYMTAB_TEXT, SYMTAB_STEXT, SYMTAB_ETEXT, SYMTAB_TEXT_BOUNDS };
 extern const char *const symtab_text_bound_name[SYMTAB_TEXT_BOUNDS];
+/* The longest of those names. */
+#define SYMTAB_TEXT_BOUND_MAX 6
 
 /* text_start and text_end from where each bound is (NULL: absent), by that rule. */
 void symtab_set_text_range(struct symtab *st, const uint64_t *at[SYMTAB_TEXT_BOUNDS]);

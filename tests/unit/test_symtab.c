@@ -274,6 +274,14 @@ static void test_bucket_index_matches_linear_search(void **state)
 	check_bucket_index(true);
 }
 
+/* The kallsyms parser skips names longer than SYMTAB_TEXT_BOUND_MAX. */
+static void test_text_bound_names_fit_their_max(void **state)
+{
+	(void)state;
+	for (int i = 0; i < SYMTAB_TEXT_BOUNDS; i++)
+		assert_true(strlen(symtab_text_bound_name[i]) <= SYMTAB_TEXT_BOUND_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_sized_aliases_follow_perf),
 		cmocka_unit_test(test_many_symbols),
 		cmocka_unit_test(test_bucket_index_matches_linear_search),
+		cmocka_unit_test(test_text_bound_names_fit_their_max),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

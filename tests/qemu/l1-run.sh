@@ -83,9 +83,14 @@ if [[ ! -f $KERNEL_DIR/bzImage ]]; then
 fi
 # Arguments travel quoted in a file: the kernel command line is too small.
 printf '%q ' "$SCRIPT" "$@" >"$WORK/root/cmd"
-# /tmp in L1 is a fresh tmpfs: a checkout under /tmp (CI clones, for one) is
-# shared separately and mounted back at its own path.
-[[ $REPO == /tmp/* || $REPO == /var/tmp/* ]] && SHARES+=("$REPO")
+# /tmp in L1 is a fresh tmpfs: a checkout or a cache folder (KVMPROF_CACHE:
+# the kernels and disk images L2 uses) under /tmp is shared separately and
+# mounted back at its own path.
+CACHE=${KVMPROF_CACHE:-/var/cache/kvmprof}
+[[ -d $CACHE ]] && CACHE=$(cd "$CACHE" && pwd)
+for d in "$REPO" "$CACHE"; do
+	[[ $d == /tmp/* || $d == /var/tmp/* ]] && [[ -d $d ]] && SHARES+=("$d")
+done
 SHARE_ARGS=()
 : >"$WORK/root/shares"
 for i in "${!SHARES[@]}"; do

@@ -21,9 +21,16 @@ OUT=$BUILD/l1-results/guestmount
 rm -rf "$OUT" && mkdir -p "$OUT" "$BUILD/l2"
 "$REPO/tests/qemu/make-l2-initrd.sh" "$BUILD/l2/initrd.gz"
 t0=$SECONDS
-"$REPO/tests/qemu/l1-run.sh" -t 900 "$OUT" "$REPO/tests/qemu/guestmount-l1.sh" "$BUILD" \
-	"$REPO" "$VMLINUZ" "$BUILD/l2/initrd.gz" "$IMG/deb-2part.qcow2"
-rc=$?
+# L1 itself, software-emulated, now and then resets while the appliance it
+# nests starts under KVM (no panic, no status written: seen once in 30 s).
+# Such a run is tried once more, and said; any other failure counts.
+for attempt in 1 2; do
+	"$REPO/tests/qemu/l1-run.sh" -t 900 "$OUT" "$REPO/tests/qemu/guestmount-l1.sh" "$BUILD" \
+		"$REPO" "$VMLINUZ" "$BUILD/l2/initrd.gz" "$IMG/deb-2part.qcow2"
+	rc=$?
+	[ $rc -ne 0 ] && [ ! -s "$OUT/status" ] && [ $attempt -eq 1 ] || break
+	echo "# retried: L1 ended after $((SECONDS - t0)) s without writing its status (status $rc)"
+done
 echo "# L1 boot + inspection + L2 run: $((SECONDS - t0)) s"
 sed 's/^/# /' "$OUT/status" 2>/dev/null
 grep -E 'appliance up|inspection found|ready' "$OUT/gm.log" 2>/dev/null | sed 's/^/# /'

@@ -59,13 +59,14 @@ int arena_reserve(struct arena *a, size_t size)
 	return add_chunk(a, size > ARENA_CHUNK ? size : ARENA_CHUNK) ? 0 : -ENOMEM;
 }
 
-void *arena_alloc(struct arena *a, size_t size)
+/* Inlined into arena_strndup(): one call per name, not two. */
+static inline __attribute__((always_inline)) void *bump(struct arena *a, size_t size)
 {
 	struct arena_chunk *c = a->head;
 	size_t need = (size + 7) & ~(size_t)7;
 	void *p;
 
-	if (!c || c->cap - c->used < need) {
+	if (__builtin_expect(!c || c->cap - c->used < need, 0)) {
 		c = add_chunk(a, need > ARENA_CHUNK ? need : ARENA_CHUNK);
 		if (!c)
 			return NULL;
@@ -75,9 +76,14 @@ void *arena_alloc(struct arena *a, size_t size)
 	return p;
 }
 
+void *arena_alloc(struct arena *a, size_t size)
+{
+	return bump(a, size);
+}
+
 char *arena_strndup(struct arena *a, const char *s, size_t len)
 {
-	char *p = arena_alloc(a, len + 1);
+	char *p = bump(a, len + 1);
 
 	if (!p)
 		return NULL;

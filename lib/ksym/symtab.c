@@ -321,7 +321,8 @@ static int index_addresses(struct symtab *st)
 		while (j < st->nr && st->syms[j].addr == st->syms[i].addr)
 			j++;
 		addrs[n] = st->syms[i].addr;
-		best[n++] = best_alias(st, i, j);
+		/* Most addresses have one name: nothing to choose. */
+		best[n++] = j == i + 1 ? (uint32_t)i : best_alias(st, i, j);
 		i = j;
 	}
 	st->nr_addrs = n;

@@ -315,7 +315,7 @@ static int syms_to_symtab(const struct ksyms *ks, uint32_t n, struct symtab *st,
 
 	/* One block each for symbols and names (see kallsyms_parse()). */
 	for (uint32_t i = 0; i < n; i++)
-		names += ks->name_len[i] + 8;
+		names += ks->name_len[i] + 1;
 	if (symtab_reserve(st, n, names))
 		return kp_errorf(err, ENOMEM, "kallsyms: out of memory");
 	for (uint32_t i = 0; i < n; i++)

@@ -92,7 +92,11 @@ int symtab_reserve(struct symtab *st, size_t nr, size_t name_bytes)
 		st->syms = syms;
 		st->alloc = st->nr + nr;
 	}
-	return arena_reserve(st->strings, name_bytes);
+	if (name_bytes <= (size_t)(st->name_room_end - st->name_room))
+		return 0;
+	st->name_room = arena_alloc(st->strings, name_bytes);
+	st->name_room_end = st->name_room ? st->name_room + name_bytes : NULL;
+	return st->name_room ? 0 : -ENOMEM;
 }
 
 static int symtab_grow(struct symtab *st)
@@ -122,6 +126,22 @@ static const char *intern_module(struct symtab *st, const char *module)
 	return arena_strndup(st->strings, module, strlen(module));
 }
 
+/*
+ * Names go one after the other into the room reserved for them, without
+ * the arena's alignment: a call less per name, and less memory touched.
+ */
+static const char *copy_name(struct symtab *st, const char *name, size_t len)
+{
+	char *p = st->name_room;
+
+	if (len >= (size_t)(st->name_room_end - p))
+		return arena_strndup(st->strings, name, len);
+	memcpy(p, name, len);
+	p[len] = '\0';
+	st->name_room = p + len + 1;
+	return p;
+}
+
 int symtab_add_len(struct symtab *st, uint64_t addr, char type, const char *name,
 		   size_t name_len, const char *module)
 {
@@ -135,7 +155,7 @@ int symtab_add_len(struct symtab *st, uint64_t addr, char type, const char *name
 	sym->addr = addr;
 	sym->size = 0;
 	sym->type = type;
-	sym->name = arena_strndup(st->strings, name, name_len);
+	sym->name = copy_name(st, name, name_len);
 	sym->module = intern_module(st, module);
 	if (!sym->name || (module && !sym->module))
 		return -ENOMEM;

@@ -46,6 +46,7 @@ struct symtab {
 	unsigned int bucket_shift;
 	size_t alloc;
 	struct arena *strings;
+	char *name_room, *name_room_end; /* room for names (symtab_reserve()) */
 	void *owned;	 /* a buffer names point into (see ksymblob.c), or NULL */
 	void *owned_map; /* a file mapping they point into (symcache.c), or NULL */
 	size_t owned_map_len;
@@ -108,7 +109,7 @@ void symtab_free(struct symtab *st);
 
 /*
  * Room for @nr more symbols and @name_bytes of their names (each name's
- * length + 8 at most), so that adding them allocates nothing. 0 or -ENOMEM
+ * length + 1), so that adding them allocates nothing. 0 or -ENOMEM
  * (or, as for any change to a table from a damaged cache entry, -EINVAL).
  */
 int symtab_reserve(struct symtab *st, size_t nr, size_t name_bytes);

@@ -71,6 +71,7 @@ static void use_symbol_cache(void)
 int main(int argc, char **argv)
 {
 	kp_reuse_large_frees();
+	kp_heap_on_huge_pages();
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -76,40 +76,56 @@ static inline void kp_reuse_large_frees(void)
 /*
  * The small allocations too: a report's hash tables, rows, maps and
  * buffers touch a few hundred 4 KiB pages of heap, a fault each, 10 us
- * apiece here (a third of a short report). So malloc() is made to take
- * KP_HEAP_HUGE bytes of heap at once, of which the whole huge pages are
- * advised huge before anything is written there: a fault per 2 MiB.
+ * apiece here (a third of a short report). So the heap grows by
+ * KP_HEAP_HUGE at once, advised huge before anything is written there: a
+ * fault per 2 MiB.
  *
  * A huge page can only back a 2 MiB extent none of whose 4 KiB pages were
- * touched, and malloc() writes chunk headers where its new memory starts
- * and where the chunk it returns ends. The break is therefore moved to one
- * page below a huge page boundary (the gap is never touched) and the chunk
- * sized to end in the last extent: the 7 extents in between stay clean.
- * Freed, the chunk goes back to the heap's top, where later allocations
- * come from. The heap is only trimmed past twice that (memory given back
- * would come back without the advice); growth beyond it, and a heap
- * malloc() had begun before (a library's constructor), keep 4 KiB pages.
- * If malloc() is not glibc's or places headers otherwise, fewer extents
- * are clean and nothing else changes. Call once, after
- * kp_reuse_large_frees() (the chunk must come from the heap), before
- * allocating much.
+ * touched, and malloc() (glibc's) writes a chunk header where new memory
+ * starts and where the chunk it returns ends, which is where the heap's
+ * free top then starts. So the break is moved to one page below a huge
+ * page boundary (the gap is never touched), and a first chunk is taken
+ * from there that ends 16 bytes short of the next boundary: both headers
+ * land outside the extents after it, where all later allocations come
+ * from. That chunk is kept (2 MiB of address space, two pages of memory).
+ * malloc()'s own first allocation (its per-thread cache) is made before,
+ * in a heap of one page: made inside the new memory, it would shift the
+ * headers into it; in a heap of the usual 132 KiB, the small allocations
+ * would first fill that, a fault per page.
+ *
+ * The heap is only trimmed past twice KP_HEAP_HUGE: memory given back
+ * would come back without the advice. Growth past it, and a heap malloc()
+ * had begun before (a library's constructor), keep 4 KiB pages; with
+ * another malloc(), fewer extents or none are huge and nothing else
+ * changes. Call once, after kp_reuse_large_frees(), before allocating
+ * much.
  */
 static inline void kp_heap_on_huge_pages(void)
 {
-	uintptr_t brk0 = (uintptr_t)sbrk(0), start;
-	void *big;
+	/* glibc's chunk of a request of n bytes: n + 8, rounded up to 16. */
+	static const size_t first_request = KP_HUGE_PAGE + 4096 - 16 - 8;
+	static void *first;
+	void *volatile warm; /* not optimised away with its free() */
+	uintptr_t brk0, huge;
 
+	if (first)
+		return;
+	/* malloc()'s own first allocation made now, in a heap of one page. */
+	mallopt(M_TOP_PAD, 0);
+	warm = malloc(1);
+	free(warm);
+	brk0 = (uintptr_t)sbrk(0);
 	if (brk0 == (uintptr_t)-1)
 		return;
-	start = ((brk0 + KP_HUGE_PAGE - 1) & ~(KP_HUGE_PAGE - 1)) + KP_HUGE_PAGE - 4096;
-	if (sbrk((intptr_t)(start - brk0)) == (void *)-1)
+	huge = ((brk0 + 4096 + KP_HUGE_PAGE - 1) & ~(KP_HUGE_PAGE - 1)) + KP_HUGE_PAGE;
+	if (sbrk((intptr_t)(huge - KP_HUGE_PAGE - 4096 - brk0)) == (void *)-1)
 		return;
+	mallopt(M_TOP_PAD, KP_HEAP_HUGE);
 	mallopt(M_TRIM_THRESHOLD, 2 * KP_HEAP_HUGE);
-	big = malloc(KP_HEAP_HUGE - 8192);
-	if (big && (uintptr_t)sbrk(0) >= start + KP_HEAP_HUGE)
-		madvise((void *)(start + 4096), KP_HEAP_HUGE - KP_HUGE_PAGE,
-			MADV_HUGEPAGE);
-	free(big);
+	first = malloc(first_request);
+	mallopt(M_TOP_PAD, 128 * 1024); /* glibc's default again */
+	if (first && (uintptr_t)sbrk(0) >= huge + KP_HEAP_HUGE)
+		madvise((void *)huge, KP_HEAP_HUGE, MADV_HUGEPAGE);
 }
 
 #endif

@@ -68,6 +68,7 @@ static long minor_faults(void)
 
 enum { SMALL = 1000, COUNT = 6000 }; /* about 6 MiB of small allocations */
 
+/* Set up first thing in main(), as kvmprof's main() does. */
 static void test_small_allocations_on_huge_pages(void **state)
 {
 	static char *blocks[COUNT];
@@ -76,9 +77,7 @@ static void test_small_allocations_on_huge_pages(void **state)
 	(void)state;
 	if (!MALLOC_IS_GLIBC || !thp_on_request())
 		skip();
-	kp_reuse_large_frees();
-	kp_heap_on_huge_pages();
-	assert_true(advised_heap() >= KP_HEAP_HUGE - KP_HUGE_PAGE);
+	assert_true(advised_heap() >= KP_HEAP_HUGE);
 	before = minor_faults();
 	for (size_t i = 0; i < COUNT; i++) {
 		blocks[i] = malloc(SMALL);
@@ -91,11 +90,32 @@ static void test_small_allocations_on_huge_pages(void **state)
 		free(blocks[i]);
 }
 
+/* A symbol table's reserved array, written from its start, after that. */
+static void test_large_buffer_after_them(void **state)
+{
+	size_t len = 24UL << 20, used = 8UL << 20;
+	char *p;
+	long before;
+
+	(void)state;
+	if (!MALLOC_IS_GLIBC || !thp_on_request())
+		skip();
+	p = kp_alloc_huge(len);
+	assert_non_null(p);
+	before = minor_faults();
+	memset(p, 1, used);
+	assert_true(minor_faults() - before < 50);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_small_allocations_on_huge_pages),
+		cmocka_unit_test(test_large_buffer_after_them),
 	};
 
+	kp_reuse_large_frees();
+	kp_heap_on_huge_pages();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

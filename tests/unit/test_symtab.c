@@ -100,6 +100,45 @@ static void test_slide_from_anchor(void **state)
 	symtab_free(st);
 }
 
+/*
+ * A table of runtime addresses has the anchor where it ran: slide 0, found
+ * by address. Another place in the kernel (where an address seen earlier
+ * pointed, say) or a module's symbol of that name is searched by name.
+ */
+static void test_slide_zero_in_place(void **state)
+{
+	struct symtab *st = sample_table();
+	int64_t slide = 1;
+
+	(void)state;
+	assert_int_equal(symtab_slide_from_anchor(st, "entry_SYSCALL_64",
+						  0xffffffff81001000, &slide, NULL),
+			 0);
+	assert_int_equal(slide, 0);
+	/* do_syscall_64 is there: not the anchor, which is 2 MiB off. */
+	assert_int_equal(symtab_slide_from_anchor(st, "entry_SYSCALL_64",
+						  0xffffffff81202000, &slide, NULL),
+			 -EINVAL);
+	assert_int_equal(symtab_slide_from_anchor(st, "do_syscall_64", 0xffffffff81202000,
+						  &slide, NULL),
+			 0);
+	assert_int_equal(slide, 0x200000);
+	symtab_free(st);
+
+	/* Named twice: the one where it ran (by name, the first: -EINVAL). */
+	st = symtab_new();
+	assert_int_equal(
+		symtab_add(st, 0xffffffff81000100, 't', "entry_SYSCALL_64", NULL), 0);
+	assert_int_equal(
+		symtab_add(st, 0xffffffff81001000, 'T', "entry_SYSCALL_64", NULL), 0);
+	assert_int_equal(symtab_finish(st), 0);
+	assert_int_equal(symtab_slide_from_anchor(st, "entry_SYSCALL_64",
+						  0xffffffff81001000, &slide, NULL),
+			 0);
+	assert_int_equal(slide, 0);
+	symtab_free(st);
+}
+
 static void test_negative_slide(void **state)
 {
 	struct symtab *st = sample_table();
@@ -289,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_lookup_offsets),
 		cmocka_unit_test(test_lookup_text_range),
 		cmocka_unit_test(test_slide_from_anchor),
+		cmocka_unit_test(test_slide_zero_in_place),
 		cmocka_unit_test(test_negative_slide),
 		cmocka_unit_test(test_one_table_two_slides),
 		cmocka_unit_test(test_sized_aliases_follow_perf),

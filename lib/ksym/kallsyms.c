@@ -33,7 +33,7 @@ static const uint8_t hex_digit[256] = {
  * a third of the time of loading a guest's kallsyms, and eight at a time in
  * a word still a fifth.
  */
-static bool parse_hex16(const unsigned char *p, uint64_t *val)
+static inline bool parse_hex16(const unsigned char *p, uint64_t *val)
 {
 	__m128i c = _mm_loadu_si128((const __m128i *)p);
 	__m128i lower = _mm_or_si128(c, _mm_set1_epi8(0x20));
@@ -293,8 +293,10 @@ static int add_line(struct parser *ps, const char *p, const char *eol, struct kl
 		return kp_errorf(err, ENODATA,
 				 "%s: Debian placeholder System.map, no symbols here",
 				 ps->what);
-	if (symtab_add_len(ps->st, kl->addr, kl->type, kl->name, kl->name_len,
-			   kl->module[0] ? kl->module : NULL))
+	if (kl->module[0]
+		    ? symtab_add_len(ps->st, kl->addr, kl->type, kl->name, kl->name_len,
+				     kl->module)
+		    : symtab_add_core(ps->st, kl->addr, kl->type, kl->name, kl->name_len))
 		return kp_errorf(err, ENOMEM, "%s: out of memory", ps->what);
 	ps->nonzero += kl->addr != 0;
 	note_text_name(ps, kl);

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base/err.h"
 
@@ -119,6 +120,32 @@ int symtab_add(struct symtab *st, uint64_t addr, char type, const char *name,
 	       const char *module);
 int symtab_add_len(struct symtab *st, uint64_t addr, char type, const char *name,
 		   size_t name_len, const char *module);
+
+/*
+ * symtab_add_len() of a core-kernel symbol (no module), inline for the
+ * sources that add hundreds of thousands: its name goes into the room
+ * symtab_reserve() set aside, without a call per symbol, as long as there
+ * is room.
+ */
+static inline int symtab_add_core(struct symtab *st, uint64_t addr, char type,
+				  const char *name, size_t name_len)
+{
+	char *room = st->name_room;
+	struct ksym *sym;
+
+	if (__builtin_expect(st->nr == st->alloc ||
+				     name_len >= (size_t)(st->name_room_end - room),
+			     0))
+		return symtab_add_len(st, addr, type, name, name_len, NULL);
+	memcpy(room, name, name_len);
+	room[name_len] = '\0';
+	st->name_room = room + name_len + 1;
+	st->by_name = NULL;
+	st->sorted = false;
+	sym = &st->syms[st->nr++];
+	*sym = (struct ksym){.addr = addr, .name = room, .type = type};
+	return 0;
+}
 
 /*
  * Sort by address (stable: equal addresses keep insertion order), compute

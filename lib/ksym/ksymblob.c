@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <lz4frame.h>
-#include <lz4hc.h>
 #include <stdbool.h>
 #include <zstd.h>
 
@@ -60,15 +59,16 @@ static void fill_raw(const struct symtab *st, uint8_t *raw, size_t names_len)
 }
 
 /*
- * An LZ4 frame at the high-compression level: 1.5x the size of zstd's
- * output, but it decodes in under half the time, and every report of the
- * file pays the decoding.
+ * An LZ4 frame: larger than zstd's output, but it decodes in under half
+ * the time, and every report of the file pays the decoding. The fast
+ * level, not the high-compression one: for a host's 121k symbols, 30 ms
+ * to encode (the raw layout included) against 200 ms, each recording's
+ * start, for 2.0 MB against 1.7 MB; decoding takes the same 4 ms.
  */
 static int compress(const void *raw, size_t len, void **out, size_t *out_len)
 {
 	LZ4F_preferences_t prefs = {
-		.frameInfo = {.blockSizeID = LZ4F_max64KB, .contentSize = len},
-		.compressionLevel = LZ4HC_CLEVEL_DEFAULT};
+		.frameInfo = {.blockSizeID = LZ4F_max64KB, .contentSize = len}};
 	size_t bound = LZ4F_compressFrameBound(len, &prefs), n;
 	void *z = malloc(bound);
 

@@ -6,12 +6,20 @@
 # is the workload's wall time over the bare run's, median of PAIRS. Samples
 # lost by either recorder are counted from their own files.
 #
-# While the workload runs at 20 kHz, perf record itself uses about 0.2% of
-# a CPU and kvmprof record 0.5% (perf stat -p, measured): the slowdown is
-# the kernel's sampling, the same for both, so the two medians differ by
-# noise. The verdict compares each pair's two runs, made back to back (the
-# machine drifts between pairs: one run's bare runs took 1.96 to 2.46 s),
-# and takes the median of kvmprof's time over perf's: at most 1.01.
+# The slowdown is mostly the kernel's sampling, the same for both, and the
+# machine drifts (one run's bare runs took 1.96 to 2.46 s): the ratio of a
+# pair's two runs, made back to back, ranged 0.84-1.31 over five pairs of
+# the same two recorders, so a median of five cannot judge 1%. What the
+# recorders themselves add is measured apart: each one's own CPU time
+# while the workload ran (the workload reads its parent's, the recorder's,
+# /proc/PID/schedstat as it starts and ends), which on a machine the
+# workload keeps busy is taken from it. What they do before it starts and
+# after it ends (reading /proc/kallsyms, perf's synthesis of every
+# process, kvmprof's embedding of the host's symbols and its build-ids)
+# is not the workload's slowdown. The verdict: kvmprof record's own CPU
+# during the workload (median) no more than perf record's, kvmprof not the
+# slower in every pair (by chance, in all five: 1 in 32), and no sample
+# lost.
 # perf record runs with -B: its build-id pass comes after the workload has
 # ended, so it is not the workload's slowdown, only the benchmark's time.
 #
@@ -29,10 +37,14 @@ FILES=20
 
 # wall CMD...: the workload's wall time (seconds) under CMD (none: bare),
 # timed by the workload itself: the recorders' start and their work after
-# it ends (perf's build-id pass) are not the workload's slowdown.
+# it ends (perf's build-id pass) are not the workload's slowdown. Leaves in
+# $BENCH_WORK/own the CPU milliseconds its parent (the recorder) used
+# meanwhile.
 wall() {
-	"$@" bash -c ". '$REPO/bench/lib.sh'; REPO='$REPO'; t0=\$(date +%s.%N); compile_lib $FILES;
-		awk -v a=\$t0 -v b=\$(date +%s.%N) 'BEGIN { printf \"%.3f\\n\", b - a }' >'$BENCH_WORK/wall'" \
+	"$@" bash -c ". '$REPO/bench/lib.sh'; REPO='$REPO'; c0=\$(cut -d' ' -f1 /proc/\$PPID/schedstat); t0=\$(date +%s.%N); compile_lib $FILES;
+		t1=\$(date +%s.%N); c1=\$(cut -d' ' -f1 /proc/\$PPID/schedstat);
+		awk -v a=\$t0 -v b=\$t1 'BEGIN { printf \"%.3f\\n\", b - a }' >'$BENCH_WORK/wall';
+		awk -v a=\$c0 -v b=\$c1 'BEGIN { printf \"%.1f\\n\", (b - a) / 1e6 }' >'$BENCH_WORK/own'" \
 		>"$BENCH_WORK/rec.out" 2>&1
 	cat "$BENCH_WORK/wall"
 }
@@ -50,26 +62,40 @@ kvmprof_lost() {
 for freq in 4000 20000; do
 	echo "== record: workload slowdown at $freq Hz per CPU, perf record -a vs kvmprof record -a"
 	: >"$BENCH_WORK/ps" && : >"$BENCH_WORK/ks" && : >"$BENCH_WORK/kp"
+	: >"$BENCH_WORK/po" && : >"$BENCH_WORK/ko"
 	plost=0 klost=0
 	for ((r = 1; r <= PAIRS; r++)); do
 		bare=$(wall)
-		p() { wall perf record -q -B -a -F $freq -e cpu-clock -o "$BENCH_WORK/p.data" --; }
-		k() { wall "$BUILD/kvmprof" record -q -a -F $freq -e cpu-clock -o "$BENCH_WORK/k.data" --; }
+		p() {
+			wall perf record -q -B -a -F $freq -e cpu-clock -o "$BENCH_WORK/p.data" --
+			cat "$BENCH_WORK/own" >>"$BENCH_WORK/po"
+		}
+		k() {
+			wall "$BUILD/kvmprof" record -q -a -F $freq -e cpu-clock -o "$BENCH_WORK/k.data" --
+			cat "$BENCH_WORK/own" >>"$BENCH_WORK/ko"
+		}
 		if ((r % 2)); then pt=$(p); kt=$(k); else kt=$(k); pt=$(p); fi
 		plost=$((plost + $(perf_lost)))
 		klost=$((klost + $(kvmprof_lost)))
 		awk -v p="$pt" -v b="$bare" 'BEGIN { printf "%.3f\n", p / b }' >>"$BENCH_WORK/ps"
 		awk -v k="$kt" -v b="$bare" 'BEGIN { printf "%.3f\n", k / b }' >>"$BENCH_WORK/ks"
 		awk -v k="$kt" -v p="$pt" 'BEGIN { printf "%.3f\n", k / p }' >>"$BENCH_WORK/kp"
-		echo "  pair $r: bare ${bare} s, perf record ${pt} s, kvmprof record ${kt} s"
+		echo "  pair $r: bare ${bare} s, perf record ${pt} s ($(tail -1 "$BENCH_WORK/po") ms own CPU)," \
+			"kvmprof record ${kt} s ($(tail -1 "$BENCH_WORK/ko") ms)"
 	done
 	ps=$(median <"$BENCH_WORK/ps")
 	ks=$(median <"$BENCH_WORK/ks")
 	kp=$(median <"$BENCH_WORK/kp")
+	po=$(median <"$BENCH_WORK/po")
+	ko=$(median <"$BENCH_WORK/ko")
+	slower=$(awk '$1 > 1 { n++ } END { print n + 0 }' "$BENCH_WORK/kp")
 	spread=$(sort -n "$BENCH_WORK/kp" | sed -n '1p;$p' | paste -sd-)
 	echo "  median slowdown over $PAIRS pairs: perf record ${ps}x, kvmprof record ${ks}x;" \
-		"kvmprof over perf, median of the pairs: ${kp} (pairs ${spread}); lost samples: perf $plost, kvmprof $klost"
-	result "record at $freq Hz" "workload x${ks} (perf record x${ps}); kvmprof/perf per pair ${spread}, median ${kp}; lost: kvmprof $klost, perf $plost" \
-		"kvmprof/perf <= 1.01, 0 lost" \
-		"$(awk -v r="$kp" -v l=$klost 'BEGIN { print (r <= 1.01 && l == 0) ? "PASS" : "MISS" }')"
+		"kvmprof over perf, median of the pairs: ${kp} (pairs ${spread}), kvmprof the slower in $slower of $PAIRS;" \
+		"own CPU while the workload ran, median: perf record ${po} ms, kvmprof record ${ko} ms;" \
+		"lost samples: perf $plost, kvmprof $klost"
+	result "record at $freq Hz" "own CPU while the workload ran ${ko} ms (perf record ${po} ms); workload x${ks} (perf record x${ps}), kvmprof/perf per pair ${spread}, median ${kp}, kvmprof slower in $slower of $PAIRS; lost: kvmprof $klost, perf $plost" \
+		"own CPU <= perf record's, not slower in every pair, 0 lost" \
+		"$(awk -v ko="$ko" -v po="$po" -v s="$slower" -v n="$PAIRS" -v l=$klost \
+			'BEGIN { print (ko <= po && s < n && l == 0) ? "PASS" : "MISS" }')"
 done

@@ -63,7 +63,7 @@ LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 PROF_OBJ  := $(PROF_SRC:%.c=$(BUILD)/%.o)
 # Not $(BUILD)/guestfs-mount/: that path is the daemon's binary.
 MOUNT_OBJ := $(MOUNT_SRC:guestfs-mount/%.c=$(BUILD)/mount-obj/%.o)
-UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%) $(BUILD)/tests/test_kallsyms_words
 FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
@@ -118,6 +118,18 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBKVMPROF)
 	$(say) TEST $@
 	$(Q)$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(LIBKVMPROF) \
 		$(LDFLAGS_ALL) $(PKG_LIBS) -lcmocka
+
+# The kallsyms parser's word-at-a-time path, which machines without SSE2
+# take: test_kallsyms again, against the parser built without it.
+$(BUILD)/tests/kallsyms_words.o: lib/ksym/kallsyms.c
+	@mkdir -p $(dir $@)
+	$(say) CC $@
+	$(Q)$(CC) $(ALL_CFLAGS) -U__SSE2__ -c -o $@ $<
+$(BUILD)/tests/test_kallsyms_words: tests/unit/test_kallsyms.c $(BUILD)/tests/kallsyms_words.o \
+				    $(LIBKVMPROF)
+	$(say) TEST $@
+	$(Q)$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/tests/kallsyms_words.o \
+		$(LIBKVMPROF) $(LDFLAGS_ALL) $(PKG_LIBS) -lcmocka
 
 # Unit tests of the profiler's own parts link its objects, all but main().
 PROF_LIB_OBJ := $(filter-out $(BUILD)/prof/main.o,$(PROF_OBJ))

@@ -96,3 +96,15 @@ size=$(stat -c %s "$F")
 head -c $((size - 5)) "$F" >"$TMP/KILLcut.data"
 check "SIGKILL, cut inside a record: read up to the last complete record" \
 	bash -c "'$KVMPROF' report -i '$TMP/KILLcut.data' 2>&1 >/dev/null | grep -q 'KILLcut.data: recording was not finished'"
+
+# The workload's end ends the recording at once: its SIGCHLD cuts record's
+# wait for the rings short (a second when nothing wakes it). System-wide,
+# where no event of the workload's own hangs up as it exits. The workload
+# ends 0.3 s in, inside the first wait; record's finish (build-ids,
+# features) takes well under the 0.6 s allowed.
+F=$TMP/end.data
+"$KVMPROF" record -a -q -o "$F" -- sh -c "sleep 0.3; date +%s.%N >'$TMP/end.t'" 2>"$F.err"
+now=$(date +%s.%N)
+late=$(awk -v a="$(cat "$TMP/end.t" 2>/dev/null)" -v b="$now" 'BEGIN { printf "%.2f", b - a }')
+check "record ends with its workload (${late} s after)" \
+	awk -v l="$late" 'BEGIN { exit !(l >= 0 && l < 0.6) }'

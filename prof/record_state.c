@@ -55,6 +55,25 @@ static int emit(void *ctx, const struct perf_event_header *ev)
 	return pd_writer_append(rs->writer, ev, ev->size, &rs->err);
 }
 
+/*
+ * A record as it lies in a ring, unchanged: by reference, so that a ring's
+ * records go to the file in one piece from the ring (record_state_ring_done()),
+ * not copied one by one into a buffer first.
+ */
+static int emit_from_ring(struct record_state *rs, const struct perf_event_header *ev)
+{
+	if (ev->type == PERF_RECORD_MMAP || ev->type == PERF_RECORD_MMAP2)
+		note_mapped_file(rs, ev);
+	return pd_writer_append_ref(rs->writer, ev, ev->size, &rs->err);
+}
+
+int record_state_ring_done(void *ctx)
+{
+	struct record_state *rs = ctx;
+
+	return pd_writer_end_refs(rs->writer, &rs->err);
+}
+
 void record_state_set_synth(struct record_state *rs, const struct perf_event_attr *attr)
 {
 	rs->synth.sample_type = attr->sample_type;
@@ -96,7 +115,8 @@ static int on_sample(struct record_state *rs, const struct perf_event_header *ev
 	}
 	if (rs->guest_ctx && guestctx_table_add(&rs->ctx, guest ? &ctx : NULL))
 		return -ENOMEM;
-	return emit(rs, ev);
+	/* Without its guest context, the sample is a copy on this stack. */
+	return rs->guest_ctx ? emit(rs, ev) : emit_from_ring(rs, ev);
 }
 
 /* The time in a kernel record's sample_id_all trailer, 0 when it has none. */
@@ -129,7 +149,7 @@ int record_state_on_record(void *ctx, const struct perf_event_header *ev)
 		if (ev->size >= sizeof(*ev) + 16)
 			rs->lost += w[1];
 	}
-	return emit(rs, ev);
+	return emit_from_ring(rs, ev);
 }
 
 /* Tells perf's ordered-events queue that everything before it may be sorted. */
@@ -168,7 +188,8 @@ static bool file_build_id(const char *path, struct pd_build_id *b)
 	if (!strcmp(path, "[vdso]")) {
 		b->size = vdso_image(&vdso, &len)
 				  ? 0
-				  : (uint8_t)buildid_from_elf(vdso, len, b->id, sizeof(b->id));
+				  : (uint8_t)buildid_from_elf(vdso, len, b->id,
+							      sizeof(b->id));
 		return b->size != 0;
 	}
 	if (kp_map_file(path, 1ULL << 31, &map, NULL))

@@ -38,6 +38,8 @@ struct record_state {
 void record_state_init(struct record_state *rs, bool host, bool guest);
 void record_state_set_synth(struct record_state *rs, const struct perf_event_attr *attr);
 int record_state_on_record(void *ctx, const struct perf_event_header *ev);
+/* After each ring: what record_state_on_record() took from it goes out (ring_done_fn). */
+int record_state_ring_done(void *ctx);
 int record_state_finish_round(struct record_state *rs);
 /* Name each guest seen and store the table in the kvmprof feature. */
 int record_state_write_guests(struct record_state *rs, struct kp_err *err);

@@ -121,13 +121,14 @@ int record_loop(struct record_state *rs, struct evlist *el, pid_t child,
 		if (deadline_ns && record_now_ns() >= deadline_ns)
 			break;
 		evlist_poll(el, wait_ms(deadline_ns));
-		n = evlist_drain(el, record_state_on_record, rs);
+		n = evlist_drain_each(el, record_state_on_record, record_state_ring_done,
+				      rs);
 		if (n < 0)
 			return (int)n;
 		if (n > 0 && record_state_finish_round(rs))
 			return -EIO;
 	}
 	evlist_disable(el);
-	n = evlist_drain(el, record_state_on_record, rs);
+	n = evlist_drain_each(el, record_state_on_record, record_state_ring_done, rs);
 	return n < 0 ? (int)n : record_state_finish_round(rs);
 }

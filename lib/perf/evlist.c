@@ -100,10 +100,11 @@ static int map_ring(struct evlist *el, int fd, int cpu, struct kp_err *err)
 
 	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED)
-		return kp_errorf(err, errno,
-				 "mmap of %zu pages for CPU %d: %s (try a smaller -m, or raise "
-				 "/proc/sys/kernel/perf_event_mlock_kb)",
-				 el->mmap_pages, cpu, strerror(errno));
+		return kp_errorf(
+			err, errno,
+			"mmap of %zu pages for CPU %d: %s (try a smaller -m, or raise "
+			"/proc/sys/kernel/perf_event_mlock_kb)",
+			el->mmap_pages, cpu, strerror(errno));
 	r = &el->rings[el->nr_rings++];
 	r->fd = fd;
 	r->cpu = cpu;
@@ -120,19 +121,20 @@ static int open_one(struct evlist *el, struct evsel_open *ev, size_t slot, int l
 	int fd = sys_perf_event_open(&ev->attr, el->pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
 	if (fd < 0)
-		return kp_errorf(err, errno, "cannot open event %s on CPU %d: %s%s", ev->name,
-				 cpu, strerror(errno),
+		return kp_errorf(err, errno, "cannot open event %s on CPU %d: %s%s",
+				 ev->name, cpu, strerror(errno),
 				 errno == EACCES || errno == EPERM
 					 ? " (needs root or CAP_PERFMON, see "
 					   "/proc/sys/kernel/perf_event_paranoid)"
-					 : errno == ENOENT || errno == EOPNOTSUPP
-						   ? " (event not supported here: no PMU?)"
-						   : "");
+				 : errno == ENOENT || errno == EOPNOTSUPP
+					 ? " (event not supported here: no PMU?)"
+					 : "");
 	ev->fds[slot] = fd;
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &ev->ids[ev->nr_ids]) == 0)
 		ev->nr_ids++;
 	if (leader >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, leader))
-		return kp_errorf(err, errno, "cannot share CPU %d's ring with event %s: %s", cpu,
+		return kp_errorf(err, errno,
+				 "cannot share CPU %d's ring with event %s: %s", cpu,
 				 ev->name, strerror(errno));
 	return 0;
 }
@@ -196,8 +198,9 @@ int evlist_disable(struct evlist *el)
 	return ioctl_all(el, PERF_EVENT_IOC_DISABLE);
 }
 
-/* Consume one ring from data_tail to data_head. */
-static long drain_ring(struct evlist *el, struct ring *r, record_fn fn, void *ctx)
+/* Consume one ring from data_tail to data_head; @done before it is released. */
+static long drain_ring(struct evlist *el, struct ring *r, record_fn fn, ring_done_fn done,
+		       void *ctx)
 {
 	uint64_t head = __atomic_load_n(&r->page->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = r->page->data_tail;
@@ -235,16 +238,18 @@ static long drain_ring(struct evlist *el, struct ring *r, record_fn fn, void *ct
 		if (ret)
 			break;
 	}
+	if (done && !ret)
+		ret = done(ctx);
 	__atomic_store_n(&r->page->data_tail, tail, __ATOMIC_RELEASE);
 	return ret ? ret : n;
 }
 
-long evlist_drain(struct evlist *el, record_fn fn, void *ctx)
+long evlist_drain_each(struct evlist *el, record_fn fn, ring_done_fn done, void *ctx)
 {
 	long total = 0;
 
 	for (size_t i = 0; i < el->nr_rings; i++) {
-		long n = drain_ring(el, &el->rings[i], fn, ctx);
+		long n = drain_ring(el, &el->rings[i], fn, done, ctx);
 
 		if (n < 0)
 			return n;
@@ -253,13 +258,18 @@ long evlist_drain(struct evlist *el, record_fn fn, void *ctx)
 	return total;
 }
 
+long evlist_drain(struct evlist *el, record_fn fn, void *ctx)
+{
+	return evlist_drain_each(el, fn, NULL, ctx);
+}
+
 int evlist_poll(struct evlist *el, int timeout_ms)
 {
 	struct pollfd pfd[1024];
 	size_t n = el->nr_rings < 1024 ? el->nr_rings : 1024;
 
 	for (size_t i = 0; i < n; i++)
-		pfd[i] = (struct pollfd){ .fd = el->rings[i].fd, .events = POLLIN };
+		pfd[i] = (struct pollfd){.fd = el->rings[i].fd, .events = POLLIN};
 	return poll(pfd, n, timeout_ms);
 }
 

@@ -18,8 +18,8 @@
 struct evsel_open {
 	struct perf_event_attr attr;
 	char name[64];
-	int *fds;		/* one per CPU slot */
-	uint64_t *ids;		/* PERF_EVENT_IOC_ID of each fd */
+	int *fds;      /* one per CPU slot */
+	uint64_t *ids; /* PERF_EVENT_IOC_ID of each fd */
 	size_t nr_ids;
 };
 
@@ -28,7 +28,7 @@ struct ring {
 	int cpu;
 	struct perf_event_mmap_page *page;
 	uint8_t *data;
-	size_t size;		/* data area, a power of two */
+	size_t size; /* data area, a power of two */
 };
 
 struct evlist {
@@ -36,11 +36,11 @@ struct evlist {
 	size_t nr_evsels;
 	int *cpus;
 	size_t nr_cpus;
-	pid_t pid;		/* -1: every process */
+	pid_t pid; /* -1: every process */
 	struct ring *rings;
 	size_t nr_rings;
-	size_t mmap_pages;	/* data pages per ring, a power of two */
-	uint8_t *scratch;	/* a record that wraps around the ring is copied here */
+	size_t mmap_pages; /* data pages per ring, a power of two */
+	uint8_t *scratch;  /* a record that wraps around the ring is copied here */
 };
 
 /* Online CPUs from /sys/devices/system/cpu/online. */
@@ -61,6 +61,17 @@ typedef int (*record_fn)(void *ctx, const struct perf_event_header *ev);
 
 /* Hand every complete record in every ring to @fn; returns records read or -errno. */
 long evlist_drain(struct evlist *el, record_fn fn, void *ctx);
+
+/*
+ * Called once a ring's records have all been handed over, before the ring
+ * takes their room back: until then a record handed to the record_fn stays
+ * where it is (one that straddles the ring's end is a copy, good until the
+ * next record). Nonzero stops the drain and is returned.
+ */
+typedef int (*ring_done_fn)(void *ctx);
+
+/* evlist_drain(), with @done (or NULL) after each ring. */
+long evlist_drain_each(struct evlist *el, record_fn fn, ring_done_fn done, void *ctx);
 
 /* poll() on the ring fds; returns as poll() does. */
 int evlist_poll(struct evlist *el, int timeout_ms);

@@ -271,6 +271,16 @@ int pd_writer_add_evsel(struct pd_writer *w, const struct perf_event_attr *attr,
 int pd_writer_begin_data(struct pd_writer *w, struct kp_err *err);
 int pd_writer_append(struct pd_writer *w, const void *rec, size_t len,
 		     struct kp_err *err);
+/*
+ * Append a record that stays where it is, unchanged, until
+ * pd_writer_end_refs() (a ring's records until the ring is released):
+ * records that follow one another in memory are written in one piece,
+ * without a copy each. Other appends keep the order.
+ */
+int pd_writer_append_ref(struct pd_writer *w, const void *rec, size_t len,
+			 struct kp_err *err);
+/* Done with what pd_writer_append_ref() was given: copied or written now. */
+int pd_writer_end_refs(struct pd_writer *w, struct kp_err *err);
 /* Write the buffered records to the file: they are readable from then on. */
 int pd_writer_flush(struct pd_writer *w, struct kp_err *err);
 int pd_writer_set_string(struct pd_writer *w, enum pd_feature feat, const char *s);

@@ -16,11 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "perfdata.h"
 
-#define WBUF_SIZE (1 << 20)
+#define WBUF_SIZE  (1 << 20)
 #define NAME_ALIGN 64
 
 struct wfeature {
@@ -41,24 +42,44 @@ struct pd_writer {
 	uint64_t data_size;
 	uint8_t *buf;
 	size_t buf_len;
+	/* Records appended by reference, in order after buf (pd_writer_append_ref()). */
+	const uint8_t *ref;
+	size_t ref_len;
 	struct wfeature feats[PD_FEAT_BITS];
 };
 
+/* Referenced records up to this size are copied into the buffer, not written apart. */
+#define REF_COPY_MAX (16 * 1024)
+
+/* All of @n pieces, in as many calls as the file takes. */
+static int writev_all(int fd, struct iovec *iov, int n)
+{
+	for (;;) {
+		ssize_t done;
+
+		for (; n && !iov->iov_len; iov++, n--)
+			; /* nothing to write: no call */
+		if (!n)
+			return 0;
+		done = writev(fd, iov, n);
+		if (done < 0 && errno == EINTR)
+			continue;
+		if (done < 0)
+			return -errno;
+		for (; n && (size_t)done >= iov->iov_len; iov++, n--)
+			done -= (ssize_t)iov->iov_len;
+		if (n) {
+			iov->iov_base = (uint8_t *)iov->iov_base + done;
+			iov->iov_len -= (size_t)done;
+		}
+	}
+}
+
 static int write_all(int fd, const void *buf, size_t len)
 {
-	const uint8_t *p = buf;
+	struct iovec iov = {(void *)buf, len};
 
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return writev_all(fd, &iov, 1);
 }
 
 int pd_writer_create(const char *path, struct pd_writer **out, struct kp_err *err)
@@ -98,7 +119,8 @@ int pd_writer_create(const char *path, struct pd_writer **out, struct kp_err *er
 int pd_writer_add_evsel(struct pd_writer *w, const struct perf_event_attr *attr,
 			const char *name, const uint64_t *ids, size_t nr_ids)
 {
-	struct pd_evsel *evsels = realloc(w->evsels, (w->nr_evsels + 1) * sizeof(*evsels));
+	struct pd_evsel *evsels =
+		realloc(w->evsels, (w->nr_evsels + 1) * sizeof(*evsels));
 	struct pd_evsel *ev;
 
 	if (!evsels)
@@ -120,9 +142,60 @@ int pd_writer_add_evsel(struct pd_writer *w, const struct perf_event_attr *attr,
 	return 0;
 }
 
+/*
+ * The referenced records out, behind what is buffered: copied into the
+ * buffer when few, else written from where they lie, as perf record
+ * writes from its rings.
+ */
+static int flush_ref(struct pd_writer *w, struct kp_err *err)
+{
+	struct iovec iov[2] = {{w->buf, w->buf_len}, {(void *)w->ref, w->ref_len}};
+	int ret;
+
+	if (!w->ref_len)
+		return 0;
+	if (w->ref_len <= REF_COPY_MAX && w->buf_len + w->ref_len <= WBUF_SIZE) {
+		memcpy(w->buf + w->buf_len, w->ref, w->ref_len);
+		w->buf_len += w->ref_len;
+	} else {
+		ret = writev_all(w->fd, iov, 2);
+		if (ret)
+			return kp_errorf(err, -ret, "%s: write: %s", w->path,
+					 strerror(-ret));
+		w->buf_len = 0;
+	}
+	w->ref = NULL;
+	w->ref_len = 0;
+	return 0;
+}
+
+int pd_writer_append_ref(struct pd_writer *w, const void *rec, size_t len,
+			 struct kp_err *err)
+{
+	if (w->ref_len && (const uint8_t *)rec == w->ref + w->ref_len) {
+		w->ref_len += len;
+	} else {
+		if (flush_ref(w, err))
+			return -err->code;
+		w->ref = rec;
+		w->ref_len = len;
+	}
+	w->data_size += len;
+	return 0;
+}
+
+int pd_writer_end_refs(struct pd_writer *w, struct kp_err *err)
+{
+	return flush_ref(w, err) ? -err->code : 0;
+}
+
 int pd_writer_flush(struct pd_writer *w, struct kp_err *err)
 {
-	int ret = write_all(w->fd, w->buf, w->buf_len);
+	int ret;
+
+	if (flush_ref(w, err))
+		return -err->code;
+	ret = write_all(w->fd, w->buf, w->buf_len);
 
 	if (ret)
 		return kp_errorf(err, -ret, "%s: write: %s", w->path, strerror(-ret));
@@ -147,8 +220,9 @@ static int keep_old_file(struct pd_writer *w, struct kp_err *err)
 		return 0;
 	snprintf(old, sizeof(old), "%s.old", w->path);
 	if (rename(w->path, old))
-		return kp_errorf(err, errno, "%s: cannot keep the previous file as %s: %s",
-				 w->path, old, strerror(errno));
+		return kp_errorf(err, errno,
+				 "%s: cannot keep the previous file as %s: %s", w->path,
+				 old, strerror(errno));
 	w->kept_old = true;
 	return 0;
 }
@@ -163,7 +237,7 @@ static int publish(struct pd_writer *w, struct kp_err *err)
 
 	w->header.magic = PD_MAGIC;
 	w->header.size = sizeof(w->header);
-	w->header.data = (struct pd_section){ w->data_start, 0 };
+	w->header.data = (struct pd_section){w->data_start, 0};
 	ret = write_header(w);
 	if (!ret && lseek(w->fd, (off_t)w->data_start, SEEK_SET) < 0)
 		ret = -errno;
@@ -193,31 +267,37 @@ int pd_writer_begin_data(struct pd_writer *w, struct kp_err *err)
 	if (lseek(w->fd, (off_t)off, SEEK_SET) < 0)
 		return kp_errorf(err, errno, "%s: seek: %s", w->path, strerror(errno));
 	for (size_t i = 0; i < w->nr_evsels; i++) {
-		struct pd_section ids = { ids_off, w->evsels[i].nr_ids * 8 };
+		struct pd_section ids = {ids_off, w->evsels[i].nr_ids * 8};
 
-		if ((ret = write_all(w->fd, &w->evsels[i].attr, sizeof(w->evsels[i].attr))) ||
+		if ((ret = write_all(w->fd, &w->evsels[i].attr,
+				     sizeof(w->evsels[i].attr))) ||
 		    (ret = write_all(w->fd, &ids, sizeof(ids))))
-			return kp_errorf(err, -ret, "%s: write: %s", w->path, strerror(-ret));
+			return kp_errorf(err, -ret, "%s: write: %s", w->path,
+					 strerror(-ret));
 		ids_off += ids.size;
 	}
 	for (size_t i = 0; i < w->nr_evsels; i++)
 		if ((ret = write_all(w->fd, w->evsels[i].ids, w->evsels[i].nr_ids * 8)))
-			return kp_errorf(err, -ret, "%s: write: %s", w->path, strerror(-ret));
+			return kp_errorf(err, -ret, "%s: write: %s", w->path,
+					 strerror(-ret));
 	w->header.attr_size = attr_size;
-	w->header.attrs = (struct pd_section){ off, w->nr_evsels * attr_size };
+	w->header.attrs = (struct pd_section){off, w->nr_evsels * attr_size};
 	w->data_start = ids_off;
 	return publish(w, err);
 }
 
 int pd_writer_append(struct pd_writer *w, const void *rec, size_t len, struct kp_err *err)
 {
+	if (w->ref_len && flush_ref(w, err))
+		return -err->code;
 	if (w->buf_len + len > WBUF_SIZE && pd_writer_flush(w, err))
 		return -err->code;
 	if (len > WBUF_SIZE) {
 		int ret = write_all(w->fd, rec, len);
 
 		if (ret)
-			return kp_errorf(err, -ret, "%s: write: %s", w->path, strerror(-ret));
+			return kp_errorf(err, -ret, "%s: write: %s", w->path,
+					 strerror(-ret));
 	} else {
 		memcpy(w->buf + w->buf_len, rec, len);
 		w->buf_len += len;
@@ -319,8 +399,8 @@ int pd_writer_set_build_ids(struct pd_writer *w, const struct pd_build_id *ids, 
 		return -ENOMEM;
 	for (size_t i = 0; i < nr; i++) {
 		size_t name = (strlen(ids[i].filename) + 1 + 7) & ~(size_t)7;
-		struct perf_event_header h = { 0, (uint16_t)(ids[i].misc | (1 << 15)),
-					       (uint16_t)(36 + name) };
+		struct perf_event_header h = {0, (uint16_t)(ids[i].misc | (1 << 15)),
+					      (uint16_t)(36 + name)};
 
 		memcpy(p, &h, sizeof(h));
 		memcpy(p + 8, &ids[i].pid, 4);
@@ -381,7 +461,7 @@ static int write_features(struct pd_writer *w, struct kp_err *err)
 		if (!w->feats[f].data)
 			continue;
 		w->header.features[f / 64] |= 1ULL << (f % 64);
-		table[i++] = (struct pd_section){ off, w->feats[f].len };
+		table[i++] = (struct pd_section){off, w->feats[f].len};
 		off += w->feats[f].len;
 	}
 	ret = write_all(w->fd, table, nr * sizeof(*table));
@@ -400,7 +480,7 @@ int pd_writer_finish(struct pd_writer *w, struct kp_err *err)
 		goto fail;
 	w->header.magic = PD_MAGIC;
 	w->header.size = sizeof(w->header);
-	w->header.data = (struct pd_section){ w->data_start, w->data_size };
+	w->header.data = (struct pd_section){w->data_start, w->data_size};
 	ret = write_header(w);
 	if (ret || fsync(w->fd)) {
 		kp_errorf(err, errno ? errno : EIO, "%s: write header: %s", w->path,

@@ -23,10 +23,10 @@ static char path[] = "/tmp/kvmprof-pd-XXXXXX";
 /* A writer with two events and @nr_samples samples appended (not flushed). */
 static struct pd_writer *start_file(int nr_samples)
 {
-	struct perf_event_attr attr[2] = { 0 };
-	uint64_t ids0[] = { 100, 101 }, ids1[] = { 200, 201 };
+	struct perf_event_attr attr[2] = {0};
+	uint64_t ids0[] = {100, 101}, ids1[] = {200, 201};
 	struct pd_writer *w;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 
 	for (int i = 0; i < 2; i++) {
 		attr[i].type = PERF_TYPE_SOFTWARE;
@@ -40,7 +40,8 @@ static struct pd_writer *start_file(int nr_samples)
 	assert_int_equal(pd_writer_begin_data(w, &err), 0);
 	for (int i = 0; i < nr_samples; i++) {
 		struct test_sample s = {
-			.h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_GUEST_KERNEL, sizeof(s) },
+			.h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_GUEST_KERNEL,
+			      sizeof(s)},
 			.id = i % 2 ? 201 : 100,
 			.ip = 0xffffffff81000000ULL + (uint64_t)i,
 			.pid = 42,
@@ -58,8 +59,8 @@ static struct pd_writer *start_file(int nr_samples)
 static void write_file(int nr_samples, const char *kvmprof_blob)
 {
 	struct pd_writer *w = start_file(nr_samples);
-	struct kp_err err = { 0 };
-	char *argv[] = { "kvmprof", "record", "-a" };
+	struct kp_err err = {0};
+	char *argv[] = {"kvmprof", "record", "-a"};
 
 	pd_writer_set_string(w, PD_FEAT_HOSTNAME, "testhost");
 	pd_writer_set_nrcpus(w, 4, 2);
@@ -92,7 +93,7 @@ static int teardown(void **state)
 static void test_roundtrip(void **state)
 {
 	struct pd_file *f;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	const struct perf_event_header *ev;
 	uint64_t pos = 0;
 	int n = 0;
@@ -126,6 +127,93 @@ static void test_roundtrip(void **state)
 	pd_close(f);
 }
 
+static struct test_sample sample_number(int i)
+{
+	return (struct test_sample){
+		.h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_GUEST_KERNEL,
+		      sizeof(struct test_sample)},
+		.id = 100,
+		.ip = 0xffffffff81000000ULL + (uint64_t)i,
+		.pid = 42,
+		.tid = 43,
+		.time = (uint64_t)i * 1000,
+		.period = 250000,
+	};
+}
+
+/*
+ * Records appended by reference, as record does from its rings: one long
+ * run (written from where it lies), short runs (copied), a run broken by a
+ * gap, copies in between, and the source overwritten once each batch is
+ * ended. Read back, they are all there, in the order appended.
+ */
+static void test_append_by_reference(void **state)
+{
+	enum { RUN = 3000, N = RUN + 41 };
+	struct test_sample *ring = calloc(RUN, sizeof(*ring));
+	struct pd_writer *w = start_file(0);
+	struct kp_err err = {0};
+	const struct perf_event_header *ev;
+	struct pd_file *f;
+	uint64_t pos = 0;
+	int n = 0, next = 0;
+
+	assert_non_null(ring);
+	/* A buffered copy, then a long run (over what is copied): the copy first. */
+	ring[0] = sample_number(next++);
+	assert_int_equal(pd_writer_append(w, &ring[0], sizeof(ring[0]), &err), 0);
+	for (int i = 0; i < RUN; i++)
+		ring[i] = sample_number(next++);
+	for (int i = 0; i < RUN; i++)
+		assert_int_equal(pd_writer_append_ref(w, &ring[i], sizeof(ring[i]), &err),
+				 0);
+	assert_int_equal(pd_writer_end_refs(w, &err), 0);
+	/*
+	 * Short runs: ring[0-2], a gap (ring[3] is dropped), ring[4-5], a
+	 * copy, ring[6-7]. Numbered in the order they must come out.
+	 */
+	{
+		static const int order[8] = {0, 1, 2, -1, 3, 4, 6, 7};
+		struct test_sample copy = sample_number(next + 5);
+
+		for (int i = 0; i < 8; i++)
+			ring[i] = sample_number(order[i] < 0 ? 999999 : next + order[i]);
+		for (int i = 0; i < 8; i++) {
+			if (order[i] < 0)
+				continue;
+			if (i == 6)
+				assert_int_equal(
+					pd_writer_append(w, &copy, sizeof(copy), &err),
+					0);
+			assert_int_equal(
+				pd_writer_append_ref(w, &ring[i], sizeof(ring[i]), &err),
+				0);
+		}
+		assert_int_equal(pd_writer_end_refs(w, &err), 0);
+		next += 8;
+	}
+	memset(ring, 0xff, RUN * sizeof(*ring)); /* the ring's room taken back */
+	for (int i = 0; i < N - next; i++) {
+		struct test_sample copy = sample_number(next + i);
+
+		assert_int_equal(pd_writer_append(w, &copy, sizeof(copy), &err), 0);
+	}
+	assert_int_equal(pd_writer_finish(w, &err), 0);
+	free(ring);
+
+	assert_int_equal(pd_open(path, &f, &err), 0);
+	while (pd_next(f, &pos, &ev, &err) == 1) {
+		struct pd_sample s;
+
+		assert_int_equal(pd_parse_sample(f, ev, &s, &err), 0);
+		assert_int_equal(s.ip, 0xffffffff81000000ULL + (uint64_t)n);
+		n++;
+	}
+	assert_int_equal(err.code, 0);
+	assert_int_equal(n, N);
+	pd_close(f);
+}
+
 static void test_previous_file_kept(void **state)
 {
 	char old[64];
@@ -141,7 +229,7 @@ static void test_truncation_never_crashes(void **state)
 {
 	char *buf, cut_path[64];
 	size_t len;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 
 	write_file(50, "kvmprof-feature 1\n");
 	assert_int_equal(kp_read_file(path, KP_FILE_MAX, &buf, &len, &err), 0);
@@ -176,7 +264,7 @@ static void test_bad_record_size_names_offset(void **state)
 {
 	char *buf;
 	size_t len;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	struct pd_file *f;
 	const struct perf_event_header *ev;
 	struct pd_file_header h;
@@ -188,7 +276,8 @@ static void test_bad_record_size_names_offset(void **state)
 	assert_int_equal(kp_read_file(path, KP_FILE_MAX, &buf, &len, &err), 0);
 	memcpy(&h, buf, sizeof(h));
 	/* Third record: claim a size running past the data section. */
-	((struct perf_event_header *)(buf + h.data.offset + 2 * sizeof(struct test_sample)))
+	((struct perf_event_header *)(buf + h.data.offset +
+				      2 * sizeof(struct test_sample)))
 		->size = 0xfff0;
 	out = fopen(path, "w");
 	fwrite(buf, 1, len, out);
@@ -206,7 +295,7 @@ static void test_bad_record_size_names_offset(void **state)
 static void test_not_perf_data(void **state)
 {
 	struct pd_file *f;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	FILE *out = fopen(path, "w");
 
 	for (int i = 0; i < 100; i++)
@@ -269,7 +358,7 @@ static void test_tmp_name_not_followed(void **state)
 static uint64_t count_records(const struct pd_file *f)
 {
 	const struct perf_event_header *ev;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	uint64_t pos = 0, n = 0;
 
 	while (pd_next(f, &pos, &ev, &err) == 1)
@@ -284,7 +373,7 @@ static uint64_t count_records(const struct pd_file *f)
  */
 static void test_killed_writer_read(void **state)
 {
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	struct pd_file *f;
 	struct stat st;
 	int status;
@@ -293,7 +382,7 @@ static void test_killed_writer_read(void **state)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		struct pd_writer *w = start_file(50);
-		struct perf_event_header round = { PD_RECORD_FINISHED_ROUND, 0, 8 };
+		struct perf_event_header round = {PD_RECORD_FINISHED_ROUND, 0, 8};
 
 		if (pd_writer_flush(w, &err))
 			_exit(1);
@@ -325,7 +414,7 @@ static void test_killed_writer_read(void **state)
 static void test_killed_perf_file_read(void **state)
 {
 	struct pd_file_header h;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	struct pd_file *f;
 	FILE *io;
 
@@ -350,7 +439,7 @@ static void test_killed_perf_file_read(void **state)
 /* A finished file with no records is not taken for a killed one. */
 static void test_finished_empty_file(void **state)
 {
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	struct pd_file *f;
 
 	write_file(0, NULL);
@@ -364,7 +453,7 @@ static void test_finished_empty_file(void **state)
 /* A recording that fails leaves the previous file, not a partial one. */
 static void test_abort_restores_previous(void **state)
 {
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	struct pd_file *f;
 	char old[64];
 
@@ -383,6 +472,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_append_by_reference),
 		cmocka_unit_test(test_previous_file_kept),
 		cmocka_unit_test(test_truncation_never_crashes),
 		cmocka_unit_test(test_bad_record_size_names_offset),

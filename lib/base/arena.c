@@ -51,14 +51,6 @@ static struct arena_chunk *add_chunk(struct arena *a, size_t cap)
 	return c;
 }
 
-int arena_reserve(struct arena *a, size_t size)
-{
-	size = (size + 7) & ~(size_t)7;
-	if (a->head && a->head->cap - a->head->used >= size)
-		return 0;
-	return add_chunk(a, size > ARENA_CHUNK ? size : ARENA_CHUNK) ? 0 : -ENOMEM;
-}
-
 /* Inlined into arena_strndup(): one call per name, not two. */
 static inline __attribute__((always_inline)) void *bump(struct arena *a, size_t size)
 {

@@ -15,11 +15,5 @@ void arena_free(struct arena *a);
 /* Copy @len bytes and a terminating NUL; NULL on allocation failure. */
 char *arena_strndup(struct arena *a, const char *s, size_t len);
 void *arena_alloc(struct arena *a, size_t size);
-/*
- * Make room for @size more bytes in one block, on huge pages when large:
- * a caller that knows its total saves a page fault per 4 KiB of names.
- * 0, or -ENOMEM.
- */
-int arena_reserve(struct arena *a, size_t size);
 
 #endif

@@ -126,20 +126,13 @@ static const char *intern_module(struct symtab *st, const char *module)
 	return arena_strndup(st->strings, module, strlen(module));
 }
 
-/*
- * Names go one after the other into the room reserved for them, without
- * the arena's alignment: a call less per name, and less memory touched.
+/* In the room reserved for names when it fits (a call less, less memory), else the arena.
  */
 static const char *copy_name(struct symtab *st, const char *name, size_t len)
 {
-	char *p = st->name_room;
+	const char *p = symtab_name_in_room(st, name, len);
 
-	if (len >= (size_t)(st->name_room_end - p))
-		return arena_strndup(st->strings, name, len);
-	memcpy(p, name, len);
-	p[len] = '\0';
-	st->name_room = p + len + 1;
-	return p;
+	return p ? p : arena_strndup(st->strings, name, len);
 }
 
 int symtab_add_len(struct symtab *st, uint64_t addr, char type, const char *name,

@@ -122,28 +122,40 @@ int symtab_add_len(struct symtab *st, uint64_t addr, char type, const char *name
 		   size_t name_len, const char *module);
 
 /*
+ * A copy of @name in the room symtab_reserve() set aside for names, one
+ * after the other without the arena's alignment; NULL when it does not fit.
+ */
+static inline const char *symtab_name_in_room(struct symtab *st, const char *name,
+					      size_t len)
+{
+	char *room = st->name_room;
+
+	if (len >= (size_t)(st->name_room_end - room))
+		return NULL;
+	memcpy(room, name, len);
+	room[len] = '\0';
+	st->name_room = room + len + 1;
+	return room;
+}
+
+/*
  * symtab_add_len() of a core-kernel symbol (no module), inline for the
- * sources that add hundreds of thousands: its name goes into the room
- * symtab_reserve() set aside, without a call per symbol, as long as there
- * is room.
+ * sources that add hundreds of thousands: no call per symbol, as long as
+ * the symbol and its name fit in what symtab_reserve() set aside.
  */
 static inline int symtab_add_core(struct symtab *st, uint64_t addr, char type,
 				  const char *name, size_t name_len)
 {
-	char *room = st->name_room;
+	const char *copy;
 	struct ksym *sym;
 
-	if (__builtin_expect(st->nr == st->alloc ||
-				     name_len >= (size_t)(st->name_room_end - room),
-			     0))
+	if (__builtin_expect(st->nr == st->alloc, 0) ||
+	    __builtin_expect(!(copy = symtab_name_in_room(st, name, name_len)), 0))
 		return symtab_add_len(st, addr, type, name, name_len, NULL);
-	memcpy(room, name, name_len);
-	room[name_len] = '\0';
-	st->name_room = room + name_len + 1;
 	st->by_name = NULL;
 	st->sorted = false;
 	sym = &st->syms[st->nr++];
-	*sym = (struct ksym){.addr = addr, .name = room, .type = type};
+	*sym = (struct ksym){.addr = addr, .name = copy, .type = type};
 	return 0;
 }
 

@@ -31,11 +31,18 @@ bool gm_guest_visible(const struct gm_guest *g)
 
 static void store_init_locks(struct gm_store *store)
 {
+	pthread_condattr_t attr;
+
 	pthread_mutex_init(&store->lock, NULL);
 	pthread_mutex_init(&store->make_lock, NULL);
 	pthread_mutex_init(&store->note_lock, NULL);
-	pthread_cond_init(&store->changed, NULL);
-	pthread_cond_init(&store->work, NULL);
+	/* Waits are bounded in elapsed time: a step of the wall clock (a VM
+	 * resumed, NTP) must neither cut them short nor stretch them. */
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&store->changed, &attr);
+	pthread_cond_init(&store->work, &attr);
+	pthread_condattr_destroy(&attr);
 }
 
 int gm_store_new(const struct gm_config *cfg, const struct gm_store_hooks *hooks,

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "artifacts.h"
 #include "store-priv.h"
@@ -209,6 +210,13 @@ static void run(struct gm_store *store, struct work *ws, size_t n)
 	free(jobs);
 }
 
+/* @ts: @seconds from now on the store's condition variables' clock. */
+static void deadline(struct timespec *ts, time_t seconds)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += seconds;
+}
+
 static void recheck_disks(struct gm_store *store)
 {
 	for (size_t i = 0; i < store->nr; i++) {
@@ -249,8 +257,7 @@ static void *worker_main(void *arg)
 		if (!n) {
 			struct timespec ts;
 
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_sec += 1;
+			deadline(&ts, 1);
 			pthread_cond_timedwait(&store->work, &store->lock, &ts);
 			continue;
 		}
@@ -295,8 +302,7 @@ bool gm_store_stop(struct gm_store *store, double timeout_s)
 	store->stop = true;
 	pthread_cond_broadcast(&store->work);
 	pthread_cond_broadcast(&store->changed);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += (time_t)timeout_s;
+	deadline(&ts, (time_t)timeout_s);
 	while (!store->worker_done)
 		if (pthread_cond_timedwait(&store->changed, &store->lock, &ts))
 			break;
@@ -324,12 +330,15 @@ int gm_wait_ready(struct gm_guest *g)
 		g->queued = true; /* "inspect on-access" */
 		pthread_cond_broadcast(&store->work);
 	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += WAIT_SECONDS;
+	deadline(&ts, WAIT_SECONDS);
 	while ((g->state == GM_PENDING || g->state == GM_INSPECTING) && !store->stop) {
 		if (pthread_cond_timedwait(&store->changed, &store->lock, &ts) ==
-		    ETIMEDOUT)
+		    ETIMEDOUT) {
+			gm_log("%s: a reader gave up after waiting %d s for its "
+			       "inspection",
+			       g->conf->name, WAIT_SECONDS);
 			return -EAGAIN;
+		}
 	}
 	if (store->stop)
 		return -ESHUTDOWN;

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,7 +43,21 @@ struct fixture {
 	bool fail;	 /* the hook fails as a broken appliance would */
 	bool no_os;	 /* the hook finds no operating system */
 	bool modules;	 /* the hook copies out compressed modules too */
+	bool slow;	 /* the hook takes a while, as an appliance does */
 };
+
+/* How far this process's wall clock lags the kernel's (a step back). */
+static _Atomic long wall_clock_lag;
+
+/* Interposed for the whole test program, the store included. */
+int clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	int ret = (int)syscall(SYS_clock_gettime, clk, ts);
+
+	if (!ret && clk == CLOCK_REALTIME)
+		ts->tv_sec -= wall_clock_lag;
+	return ret;
+}
 
 #define MOD_DIR	 "/lib/modules/" VERSION "/kernel/"
 #define MOD_SIZE 102400
@@ -83,6 +98,8 @@ static void fake_inspect(struct gm_job **jobs, size_t n, void *ctx)
 		char path[4200];
 
 		fx->inspections++;
+		if (fx->slow)
+			usleep(300 * 1000);
 		if (fx->fail) {
 			job->ret = kp_errorf(&job->err, EIO, "appliance failed");
 			continue;
@@ -145,6 +162,7 @@ static int teardown(void **state)
 {
 	struct fixture *fx = *state;
 
+	wall_clock_lag = 0;
 	gm_config_release(&fx->cfg);
 	sh("rm -rf '%s'", fx->dir);
 	free(fx);
@@ -342,6 +360,27 @@ static void test_host_failure_lists_info(void **state)
 	assert_false(listed(&l, "kallsyms"));
 	stop(store);
 	assert_int_equal(fx->inspections, 2);
+}
+
+/*
+ * A reader waits for the inspection however the wall clock steps: with the
+ * clock an hour behind, a deadline taken from it has passed already.
+ */
+static void test_wait_survives_clock_step(void **state)
+{
+	struct fixture *fx = *state;
+	struct listing l = {0};
+	struct gm_store *store;
+
+	fx->slow = true;
+	wall_clock_lag = 3600;
+	store = start(fx);
+	assert_int_equal(gm_store_list(store, "/web", collect, &l), 0);
+	wall_clock_lag = 0;
+	assert_true(listed(&l, "kallsyms"));
+	assert_non_null(strstr(read_all(store, "/web/info"), "state: ready"));
+	stop(store);
+	assert_int_equal(fx->inspections, 1);
 }
 
 static void test_no_os_hint(void **state)
@@ -817,6 +856,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_host_failure_retried, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_host_failure_lists_info, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_wait_survives_clock_step, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_no_os_hint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_running_guest, setup, teardown),

@@ -155,6 +155,12 @@ static void run(struct gm_store *store, struct work *ws, size_t n)
 
 		pthread_mutex_lock(&store->lock);
 		w->g->queued = false;
+		/*
+		 * Taken: from here a reader waits for what this run publishes, and
+		 * does not queue the guest again (a second appliance launch).
+		 */
+		if (w->g->state != GM_READY)
+			w->g->state = GM_INSPECTING;
 		if (gm_cache_identify(w->g, &err)) {
 			pthread_mutex_unlock(&store->lock);
 			gm_publish(w->g, GM_ERROR, err.msg, NULL, NULL);
@@ -173,10 +179,6 @@ static void run(struct gm_store *store, struct work *ws, size_t n)
 			gm_publish_host_failure(w->g, msg);
 			continue;
 		}
-		pthread_mutex_lock(&store->lock);
-		if (w->g->state != GM_READY)
-			w->g->state = GM_INSPECTING;
-		pthread_mutex_unlock(&store->lock);
 		w->inspect = true;
 		jobs[nj++] = &w->job;
 	}

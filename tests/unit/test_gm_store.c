@@ -421,7 +421,7 @@ static void test_no_os_hint(void **state)
 /*
  * A stand-in for a guest's QEMU: argv[0] says qemu, it holds @disk open, and
  * it is not our child (the daemon's own appliance is): a shell that
- * double-forks. Returns its pid; it ends when killed.
+ * double-forks. Returns its pid; kill_qemu() ends it and its sleep.
  */
 static pid_t start_qemu(const char *disk)
 {
@@ -436,6 +436,8 @@ static pid_t start_qemu(const char *disk)
 
 			if (fd < 0)
 				_exit(1);
+			/* A group of its own: the shell's sleep goes with it. */
+			setpgid(0, 0);
 			close(p[0]);
 			pid = getpid();
 			if (write(p[1], &pid, sizeof(pid)) != sizeof(pid))
@@ -453,6 +455,12 @@ static pid_t start_qemu(const char *disk)
 	close(p[0]);
 	usleep(300000);
 	return pid;
+}
+
+/* Otherwise the orphaned sleep holds the test's output open for a minute. */
+static void kill_qemu(pid_t qemu)
+{
+	kill(-qemu, SIGKILL);
 }
 
 static struct gm_store *start_all(struct fixture *fx)
@@ -615,7 +623,7 @@ static void test_running_guest(void **state)
 			       "ffffffffab400300 T entry_SYSCALL_64"));
 	assert_non_null(strstr(read_all(store, "/web/info"), "slide: 0x2a400000"));
 
-	kill(qemu, SIGKILL);
+	kill_qemu(qemu);
 	stop(store);
 }
 
@@ -823,7 +831,7 @@ static void test_fakes_do_not_evict(void **state)
 	assert_true(info_runs(store, qemu));
 	for (size_t i = 0; i < FAKES; i += 97)
 		assert_false(by_pid_lists(store, fakes[i]));
-	kill(qemu, SIGKILL);
+	kill_qemu(qemu);
 	close(hold[1]);
 	close(hold[0]);
 	free(fakes);

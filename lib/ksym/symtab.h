@@ -80,6 +80,11 @@ struct symtab {
 	 */
 	unsigned long *refused;
 	bool sorted;
+	/*
+	 * syms[0, in_order) were added in address order (never more than
+	 * that; less is only slower): symtab_finish() sorts the rest alone.
+	 */
+	size_t in_order;
 	bool bounded; /* sizes come from the source: lookups past a symbol's end fail */
 
 	uint64_t text_start; /* link-time _text (or _stext), 0 if unknown */
@@ -154,7 +159,9 @@ static inline int symtab_add_core(struct symtab *st, uint64_t addr, char type,
 		return symtab_add_len(st, addr, type, name, name_len, NULL);
 	st->by_name = NULL;
 	st->sorted = false;
-	sym = &st->syms[st->nr++];
+	sym = &st->syms[st->nr];
+	st->in_order += st->in_order == st->nr && (!st->nr || sym[-1].addr <= addr);
+	st->nr++;
 	*sym = (struct ksym){.addr = addr, .name = copy, .type = type};
 	return 0;
 }

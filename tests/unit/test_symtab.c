@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -314,6 +315,62 @@ static void test_bucket_index_matches_linear_search(void **state)
 }
 
 /* The kallsyms parser skips names longer than SYMTAB_TEXT_BOUND_MAX. */
+/*
+ * Sorting keeps the order symbols were added in among equal addresses, for
+ * the shapes sources give: all in order; in order but for a tail (a
+ * kernel's modules) above, among, or below the rest; in no order at all.
+ * Checked against a reference: a stable insertion sort of the same adds.
+ */
+static void check_sort(uint64_t *x, size_t n, size_t in_order, uint64_t tail_base)
+{
+	struct symtab *st = symtab_new();
+	uint64_t *addr = calloc(n, sizeof(*addr));
+	size_t *want = calloc(n, sizeof(*want));
+	char name[32];
+
+	assert_non_null(addr);
+	assert_non_null(want);
+	for (size_t i = 0; i < n; i++) {
+		/* Few distinct addresses: many aliases, across prefix and tail. */
+		if (i < in_order)
+			addr[i] = (i ? addr[i - 1] : 0x1000) + next_random(x) % 3 * 16;
+		else
+			addr[i] = tail_base + next_random(x) % (n * 8) * 2;
+		snprintf(name, sizeof(name), "s%zu", i);
+		assert_int_equal(symtab_add(st, addr[i], 't', name, NULL), 0);
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i;
+
+		for (; j && addr[want[j - 1]] > addr[i]; j--)
+			want[j] = want[j - 1];
+		want[j] = i;
+	}
+	assert_int_equal(symtab_finish(st), 0);
+	assert_int_equal(st->nr, n);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "s%zu", want[i]);
+		assert_string_equal(st->syms[i].name, name);
+	}
+	/* Finished, the table is in order: one more add in order stays so. */
+	assert_int_equal(st->in_order, n);
+	symtab_free(st);
+	free(addr);
+	free(want);
+}
+
+static void test_sort_is_stable(void **state)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+
+	check_sort(&x, 3000, 3000, 0);		/* all in order */
+	check_sort(&x, 3000, 2500, 1ULL << 40); /* a tail above the rest */
+	check_sort(&x, 3000, 2500, 0x1000);	/* a tail among the rest */
+	check_sort(&x, 3000, 2500, 0);		/* a tail below, and equal to some */
+	check_sort(&x, 3000, 1, 0x1000);	/* no order */
+	check_sort(&x, 1, 1, 0);
+}
+
 static void test_text_bound_names_fit_their_max(void **state)
 {
 	(void)state;
@@ -334,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_sized_aliases_follow_perf),
 		cmocka_unit_test(test_many_symbols),
 		cmocka_unit_test(test_bucket_index_matches_linear_search),
+		cmocka_unit_test(test_sort_is_stable),
 		cmocka_unit_test(test_text_bound_names_fit_their_max),
 	};
 

@@ -41,9 +41,13 @@ BUILD   ?= build
 SANFLAGS =
 endif
 
-PKGS      := libelf zlib liblzma libzstd liblz4 fuse3 libguestfs libselinux
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lbz2 -llzo2 -liberty
+# liblzma, libbz2 and liblzo2 are loaded on first use (lib/ksym/codecs.h):
+# the programs do not link them. Unit tests that make such streams do.
+PKGS_LINKED := libelf zlib libzstd liblz4 fuse3 libguestfs libselinux
+PKGS       := $(PKGS_LINKED) liblzma
+PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS    = $(shell pkg-config --libs $(PKGS_LINKED) 2>/dev/null) -liberty
+CODEC_LIBS  = -llzma -lbz2 -llzo2
 
 WARN    = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	  -Wno-unused-parameter
@@ -117,7 +121,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIBKVMPROF)
 	@mkdir -p $(dir $@)
 	$(say) TEST $@
 	$(Q)$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(LIBKVMPROF) \
-		$(LDFLAGS_ALL) $(PKG_LIBS) -lcmocka
+		$(LDFLAGS_ALL) $(PKG_LIBS) $(CODEC_LIBS) -lcmocka
 
 # The kallsyms parser's word-at-a-time path, which machines without SSE2
 # take: test_kallsyms again, against the parser built without it.
@@ -129,7 +133,7 @@ $(BUILD)/tests/test_kallsyms_words: tests/unit/test_kallsyms.c $(BUILD)/tests/ka
 				    $(LIBKVMPROF)
 	$(say) TEST $@
 	$(Q)$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/tests/kallsyms_words.o \
-		$(LIBKVMPROF) $(LDFLAGS_ALL) $(PKG_LIBS) -lcmocka
+		$(LIBKVMPROF) $(LDFLAGS_ALL) $(PKG_LIBS) $(CODEC_LIBS) -lcmocka
 
 # Unit tests of the profiler's own parts link its objects, all but main().
 PROF_LIB_OBJ := $(filter-out $(BUILD)/prof/main.o,$(PROF_OBJ))
@@ -144,7 +148,7 @@ $(PROF_TESTS): $(BUILD)/tests/%: tests/unit/%.c $(PROF_LIB_OBJ) $(LIBKVMPROF)
 	@mkdir -p $(dir $@)
 	$(say) TEST $@
 	$(Q)$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(PROF_LIB_OBJ) $(LIBKVMPROF) \
-		$(LDFLAGS_ALL) $(PKG_LIBS) -lcmocka
+		$(LDFLAGS_ALL) $(PKG_LIBS) $(CODEC_LIBS) -lcmocka
 
 # Unit tests of the daemon's parts link its objects, all but main(): no FUSE
 # mount and no appliance is needed to run them.
@@ -153,7 +157,7 @@ $(BUILD)/tests/test_gm_%: tests/unit/test_gm_%.c $(MOUNT_LIB_OBJ) $(LIBKVMPROF)
 	@mkdir -p $(dir $@)
 	$(say) TEST $@
 	$(Q)$(CC) $(ALL_CFLAGS) -Iguestfs-mount -Wno-missing-prototypes -o $@ $< $(MOUNT_LIB_OBJ) \
-		$(LIBKVMPROF) $(LDFLAGS_ALL) $(PKG_LIBS) -lcmocka
+		$(LIBKVMPROF) $(LDFLAGS_ALL) $(PKG_LIBS) $(CODEC_LIBS) -lcmocka
 
 $(BUILD)/bench/%: bench/%.c $(LIBKVMPROF)
 	@mkdir -p $(dir $@)

@@ -8,9 +8,9 @@
  * or an error.
  */
 #include "decompress.h"
+#include "codecs.h"
 
 #include <errno.h>
-#include <lzma.h>
 #include <stdint.h>
 #include <string.h>
 #include <zstd.h>
@@ -41,19 +41,24 @@ static int xz_size(const unsigned char *in, size_t len, uint64_t *size)
 	uint64_t memlimit = XZ_INDEX_MEM;
 	lzma_index *idx = NULL;
 	size_t index_len, pos = 0;
+	const struct codec_xz *xz;
 	lzma_ret r;
 
 	if (len < 2 * XZ_FOOTER || memcmp(foot + 10, "YZ", 2))
 		return -ENODATA;
+	/* No size without liblzma: decoding will say why. */
+	xz = codec_xz("xz", NULL);
+	if (!xz)
+		return -ENODATA;
 	index_len = ((size_t)le32(foot + 4) + 1) * 4;
 	if (index_len > len - 2 * XZ_FOOTER)
 		return -ENODATA;
-	r = lzma_index_buffer_decode(&idx, &memlimit, NULL, foot - index_len, &pos,
-				     index_len);
+	r = xz->index_buffer_decode(&idx, &memlimit, NULL, foot - index_len, &pos,
+				    index_len);
 	if (r != LZMA_OK)
 		return -ENODATA;
-	*size = lzma_index_uncompressed_size(idx);
-	lzma_index_end(idx, NULL);
+	*size = xz->index_uncompressed_size(idx);
+	xz->index_end(idx, NULL);
 	return 0;
 }
 

@@ -10,13 +10,10 @@
  */
 #include "decompress.h"
 
-#include <bzlib.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <lz4.h>
 #include <lz4frame.h>
-#include <lzma.h>
-#include <lzo/lzo1x.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +23,7 @@
 #include <zstd_errors.h>
 
 #include "base/hugepages.h"
+#include "codecs.h"
 
 /* liblzma must not allocate more than this for a dictionary a guest chose. */
 #define XZ_MEMLIMIT (512ULL << 20)
@@ -257,8 +255,8 @@ static int lzma_error(struct obuf *ob, lzma_ret lret, struct kp_err *err)
 	}
 }
 
-static int lzma_run(struct obuf *ob, lzma_stream *ls, const unsigned char *in,
-		    size_t in_len, struct kp_err *err)
+static int lzma_run(struct obuf *ob, const struct codec_xz *xz, lzma_stream *ls,
+		    const unsigned char *in, size_t in_len, struct kp_err *err)
 {
 	size_t used = 0;
 	lzma_ret lret;
@@ -275,7 +273,7 @@ static int lzma_run(struct obuf *ob, lzma_stream *ls, const unsigned char *in,
 		ls->next_out = ob->p + ob->len;
 		ls->avail_out = ob->cap - ob->len;
 		/* All input is present: FINISH makes liblzma report truncation. */
-		lret = lzma_code(ls, used == in_len ? LZMA_FINISH : LZMA_RUN);
+		lret = xz->code(ls, used == in_len ? LZMA_FINISH : LZMA_RUN);
 		ob->len = (size_t)(ls->next_out - ob->p);
 		if (lret == LZMA_STREAM_END)
 			return 0;
@@ -289,19 +287,22 @@ static int lzma_run(struct obuf *ob, lzma_stream *ls, const unsigned char *in,
 static int decompress_lzma(struct obuf *ob, enum kp_comp comp, const unsigned char *in,
 			   size_t in_len, struct kp_err *err)
 {
+	const struct codec_xz *xz = codec_xz(ob->what, err);
 	lzma_stream ls = LZMA_STREAM_INIT;
 	lzma_ret lret;
 	int ret;
 
+	if (!xz)
+		return -ELIBACC;
 	/* No LZMA_CONCATENATED: stop after the first stream, the rest is trailer. */
 	if (comp == KP_COMP_XZ)
-		lret = lzma_stream_decoder(&ls, XZ_MEMLIMIT, 0);
+		lret = xz->stream_decoder(&ls, XZ_MEMLIMIT, 0);
 	else
-		lret = lzma_alone_decoder(&ls, XZ_MEMLIMIT);
+		lret = xz->alone_decoder(&ls, XZ_MEMLIMIT);
 	if (lret != LZMA_OK)
 		return lzma_error(ob, lret, err);
-	ret = lzma_run(ob, &ls, in, in_len, err);
-	lzma_end(&ls);
+	ret = lzma_run(ob, xz, &ls, in, in_len, err);
+	xz->end(&ls);
 	return ret;
 }
 
@@ -536,8 +537,8 @@ static int decompress_lz4(struct obuf *ob, const unsigned char *in, size_t in_le
 
 /* ---- bzip2 ---- */
 
-static int bzip2_run(struct obuf *ob, bz_stream *bz, const unsigned char *in,
-		     size_t in_len, struct kp_err *err)
+static int bzip2_run(struct obuf *ob, const struct codec_bz2 *bz2, bz_stream *bz,
+		     const unsigned char *in, size_t in_len, struct kp_err *err)
 {
 	size_t used = 0;
 	int bret, ret;
@@ -552,7 +553,7 @@ static int bzip2_run(struct obuf *ob, bz_stream *bz, const unsigned char *in,
 			return ret;
 		bz->next_out = (char *)ob->p + ob->len;
 		bz->avail_out = chunk(ob->cap - ob->len);
-		bret = BZ2_bzDecompress(bz);
+		bret = bz2->decompress(bz);
 		ob->len = (size_t)((unsigned char *)bz->next_out - ob->p);
 		if (bret == BZ_STREAM_END)
 			return 0;
@@ -568,20 +569,24 @@ static int bzip2_run(struct obuf *ob, bz_stream *bz, const unsigned char *in,
 static int decompress_bzip2(struct obuf *ob, const unsigned char *in, size_t in_len,
 			    struct kp_err *err)
 {
+	const struct codec_bz2 *bz2 = codec_bz2(ob->what, err);
 	bz_stream bz;
 	int ret;
 
+	if (!bz2)
+		return -ELIBACC;
 	memset(&bz, 0, sizeof(bz));
-	if (BZ2_bzDecompressInit(&bz, 0, 0) != BZ_OK)
+	if (bz2->decompress_init(&bz, 0, 0) != BZ_OK)
 		return no_memory(ob, err);
-	ret = bzip2_run(ob, &bz, in, in_len, err);
-	BZ2_bzDecompressEnd(&bz);
+	ret = bzip2_run(ob, bz2, &bz, in, in_len, err);
+	bz2->decompress_end(&bz);
 	return ret;
 }
 
 /* ---- lzop ---- */
 
 struct lzop {
+	const struct codec_lzo *lzo;
 	const unsigned char *in;
 	size_t len;
 	size_t pos;
@@ -642,8 +647,9 @@ static int lzop_header(struct obuf *ob, struct lzop *z, struct kp_err *err)
 	return 0;
 }
 
-static int lzop_block_data(struct obuf *ob, const unsigned char *src, uint32_t src_len,
-			   uint32_t dst_len, struct kp_err *err)
+static int lzop_block_data(struct obuf *ob, const struct codec_lzo *lzo,
+			   const unsigned char *src, uint32_t src_len, uint32_t dst_len,
+			   struct kp_err *err)
 {
 	lzo_uint out_len = dst_len;
 	int ret;
@@ -654,7 +660,7 @@ static int lzop_block_data(struct obuf *ob, const unsigned char *src, uint32_t s
 	/* lzop stores incompressible blocks as they are. */
 	if (src_len == dst_len) {
 		memcpy(ob->p + ob->len, src, dst_len);
-	} else if (lzo1x_decompress_safe(src, src_len, ob->p + ob->len, &out_len, NULL) !=
+	} else if (lzo->decompress_safe(src, src_len, ob->p + ob->len, &out_len, NULL) !=
 			   LZO_E_OK ||
 		   out_len != dst_len) {
 		return corrupt(ob, err, "corrupt block");
@@ -688,11 +694,11 @@ static int lzop_block(struct obuf *ob, struct lzop *z, int *last, struct kp_err 
 	src = lzop_take(z, src_len);
 	if (z->bad)
 		return truncated(ob, err);
-	ret = lzop_block_data(ob, src, src_len, dst_len, err);
+	ret = lzop_block_data(ob, z->lzo, src, src_len, dst_len, err);
 	if (ret)
 		return ret;
 	if ((z->flags & LZOP_F_ADLER32_D) &&
-	    lzo_adler32(1, ob->p + ob->len, dst_len) != adler)
+	    z->lzo->adler32(1, ob->p + ob->len, dst_len) != adler)
 		return corrupt(ob, err, "block checksum mismatch");
 	ob->len += dst_len;
 	return 0;
@@ -701,10 +707,12 @@ static int lzop_block(struct obuf *ob, struct lzop *z, int *last, struct kp_err 
 static int decompress_lzo(struct obuf *ob, const unsigned char *in, size_t in_len,
 			  struct kp_err *err)
 {
-	struct lzop z = {in, in_len, 0, 0, false};
+	struct lzop z = {codec_lzo(ob->what, err), in, in_len, 0, 0, false};
 	int last = 0, ret;
 
-	if (lzo_init() != LZO_E_OK)
+	if (!z.lzo)
+		return -ELIBACC;
+	if (codec_lzo_init(z.lzo) != LZO_E_OK)
 		return corrupt(ob, err, "liblzo2 failed to initialise");
 	if (in_len < sizeof(lzop_magic) || memcmp(in, lzop_magic, sizeof(lzop_magic)))
 		return corrupt(ob, err, "bad magic");

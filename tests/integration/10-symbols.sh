@@ -144,6 +144,16 @@ cp "$vmlinuz" "$TMP/vmlinuz.corrupt"
 printf '\xde\xad\xbe\xef\xde\xad\xbe\xef' | dd of="$TMP/vmlinuz.corrupt" bs=1 seek=40000 conv=notrunc 2>/dev/null
 printf '\xde\xad\xbe\xef\xde\xad\xbe\xef' | dd of="$TMP/vmlinuz.corrupt" bs=1 seek=900000 conv=notrunc 2>/dev/null
 expect_fail "corrupted vmlinuz payload" "vmlinuz.corrupt" "$KVMPROF" symbols "$TMP/vmlinuz.corrupt"
+# liblzma is loaded when an xz stream is decoded, not linked: with the
+# library unreadable (a mount namespace of this test's own), kvmprof starts,
+# and decoding the xz kernel names what is missing.
+lzma=$(ldconfig -p | awk '/liblzma\.so\.5 .*x86-64/ { print $NF; exit }')
+check "liblzma is installed (ldconfig -p)" test -n "$lzma"
+without_lzma() { unshare -m sh -c 'mount --bind /dev/null "$0" && exec "$@"' "$lzma" "$@"; }
+check "kvmprof starts without liblzma" without_lzma "$KVMPROF" --version
+expect_fail "an xz kernel without liblzma: the error names the kernel and the library" \
+	"vmlinuz-.*xz: cannot load liblzma.so.5, which decoding it needs" \
+	without_lzma env KVMPROF_SYMBOL_CACHE= "$KVMPROF" symbols "$vmlinuz"
 printf 'hello\nworld\n' >"$TMP/text.txt"
 expect_fail "not a symbol source" "text.txt: not a kernel symbol source" "$KVMPROF" symbols "$TMP/text.txt"
 expect_fail "directory" "is a directory" "$KVMPROF" symbols "$TMP"

@@ -2,6 +2,7 @@
 #include "record_steps.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,24 +111,46 @@ static int wait_ms(uint64_t deadline_ns)
 	return left_ms < RECORD_WAIT_MS ? (int)left_ms : RECORD_WAIT_MS;
 }
 
+/*
+ * The signals that end the wait are blocked but during it: one that comes
+ * after the checks is taken as the wait starts (ppoll()), not after it.
+ */
+static void block_stop_signals(sigset_t *waiting)
+{
+	sigset_t stop;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGCHLD);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, waiting);
+}
+
 int record_loop(struct record_state *rs, struct evlist *el, pid_t child,
 		int *child_status, uint64_t deadline_ns)
 {
-	long n;
+	sigset_t waiting;
+	long n = 0;
 
+	block_stop_signals(&waiting);
 	while (!record_stop_requested) {
 		if (child_done(child, child_status))
 			break;
 		if (deadline_ns && record_now_ns() >= deadline_ns)
 			break;
-		evlist_poll(el, wait_ms(deadline_ns));
+		evlist_poll(el, wait_ms(deadline_ns), &waiting);
 		n = evlist_drain_each(el, record_state_on_record, record_state_ring_done,
 				      rs);
 		if (n < 0)
-			return (int)n;
-		if (n > 0 && record_state_finish_round(rs))
-			return -EIO;
+			break;
+		if (n > 0 && record_state_finish_round(rs)) {
+			n = -EIO;
+			break;
+		}
 	}
+	sigprocmask(SIG_SETMASK, &waiting, NULL);
+	if (n < 0)
+		return (int)n;
 	evlist_disable(el);
 	n = evlist_drain_each(el, record_state_on_record, record_state_ring_done, rs);
 	return n < 0 ? (int)n : record_state_finish_round(rs);

@@ -263,14 +263,15 @@ long evlist_drain(struct evlist *el, record_fn fn, void *ctx)
 	return evlist_drain_each(el, fn, NULL, ctx);
 }
 
-int evlist_poll(struct evlist *el, int timeout_ms)
+int evlist_poll(struct evlist *el, int timeout_ms, const sigset_t *sigmask)
 {
+	struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000};
 	struct pollfd pfd[1024];
 	size_t n = el->nr_rings < 1024 ? el->nr_rings : 1024;
 
 	for (size_t i = 0; i < n; i++)
 		pfd[i] = (struct pollfd){.fd = el->rings[i].fd, .events = POLLIN};
-	return poll(pfd, n, timeout_ms);
+	return ppoll(pfd, n, timeout_ms < 0 ? NULL : &ts, sigmask);
 }
 
 void evlist_close(struct evlist *el)

@@ -9,6 +9,7 @@
 
 #include <linux/perf_event.h>
 #include <stdbool.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -73,8 +74,11 @@ typedef int (*ring_done_fn)(void *ctx);
 /* evlist_drain(), with @done (or NULL) after each ring. */
 long evlist_drain_each(struct evlist *el, record_fn fn, ring_done_fn done, void *ctx);
 
-/* poll() on the ring fds; returns as poll() does. */
-int evlist_poll(struct evlist *el, int timeout_ms);
+/*
+ * ppoll() on the ring fds with @sigmask (NULL: the current one) in force
+ * while it waits; returns as ppoll() does.
+ */
+int evlist_poll(struct evlist *el, int timeout_ms, const sigset_t *sigmask);
 
 void evlist_close(struct evlist *el);
 

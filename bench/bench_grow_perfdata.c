@@ -13,8 +13,8 @@
 
 #include "perf/perf.h"
 
-static int copy_pass(struct pd_file *in, struct pd_writer *w, bool samples, uint64_t *left,
-		     uint64_t shift, struct kp_err *err)
+static int copy_pass(struct pd_file *in, struct pd_writer *w, bool samples,
+		     uint64_t *left, uint64_t shift, struct kp_err *err)
 {
 	const struct perf_event_header *ev;
 	uint8_t buf[65536];
@@ -24,14 +24,16 @@ static int copy_pass(struct pd_file *in, struct pd_writer *w, bool samples, uint
 	while ((ret = pd_next(in, &pos, &ev, err)) == 1) {
 		bool is_sample = ev->type == PERF_RECORD_SAMPLE;
 
-		if (is_sample != samples || (!samples && ev->type == PD_RECORD_FINISHED_ROUND))
+		if (is_sample != samples ||
+		    (!samples && ev->type == PD_RECORD_FINISHED_ROUND))
 			continue;
 		if (samples && !*left)
 			return 0;
 		memcpy(buf, ev, ev->size);
 		/* IDENTIFIER, IP, TID, TIME: move time on so that rounds stay ordered. */
 		if (samples && (in->evsels[0].attr.sample_type & PERF_SAMPLE_TIME)) {
-			int idx = !!(in->evsels[0].attr.sample_type & PERF_SAMPLE_IDENTIFIER) +
+			int idx = !!(in->evsels[0].attr.sample_type &
+				     PERF_SAMPLE_IDENTIFIER) +
 				  !!(in->evsels[0].attr.sample_type & PERF_SAMPLE_IP) +
 				  !!(in->evsels[0].attr.sample_type & PERF_SAMPLE_TID);
 			uint64_t *t = (uint64_t *)(buf + sizeof(*ev)) + idx;
@@ -44,7 +46,7 @@ static int copy_pass(struct pd_file *in, struct pd_writer *w, bool samples, uint
 			(*left)--;
 		/* Rounds as a recorder's drain passes make them (~1000 samples each). */
 		if (samples && *left % 1000 == 0) {
-			struct perf_event_header round = { PD_RECORD_FINISHED_ROUND, 0, 8 };
+			struct perf_event_header round = {PD_RECORD_FINISHED_ROUND, 0, 8};
 
 			if (pd_writer_append(w, &round, sizeof(round), err))
 				return -1;
@@ -55,7 +57,7 @@ static int copy_pass(struct pd_file *in, struct pd_writer *w, bool samples, uint
 
 int main(int argc, char **argv)
 {
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	struct pd_file *in;
 	struct pd_writer *w;
 	uint64_t left, shift = 0;
@@ -68,7 +70,8 @@ int main(int argc, char **argv)
 	if (pd_open(argv[1], &in, &err) || pd_writer_create(argv[2], &w, &err))
 		goto fail;
 	for (size_t i = 0; i < in->nr_evsels; i++) {
-		/* The reader leaves the ids in the file: copy them out (they may be unaligned). */
+		/* The reader leaves the ids in the file: copy them out (they may be
+		 * unaligned). */
 		const struct pd_evsel *ev = &in->evsels[i];
 		uint64_t *ids = calloc(ev->nr_ids ? ev->nr_ids : 1, sizeof(*ids));
 
@@ -88,7 +91,8 @@ int main(int argc, char **argv)
 		if (copy_pass(in, w, true, &left, shift, &err))
 			goto fail;
 		if (left == before) {
-			fprintf(stderr, "bench_grow_perfdata: %s has no samples\n", argv[1]);
+			fprintf(stderr, "bench_grow_perfdata: %s has no samples\n",
+				argv[1]);
 			return 1;
 		}
 		shift += 10000000000ULL;

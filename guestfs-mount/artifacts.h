@@ -14,13 +14,13 @@
 #include "meta.h"
 
 /* Derived files in a kernel's cache folder (next to the guest-* copies). */
-#define GM_F_KALLSYMS	"kallsyms"
-#define GM_F_MODULES	"modules"
-#define GM_F_VERSION	"version"
-#define GM_F_BUILD_ID	"build-id"
-#define GM_F_NOTES	"notes"		/* sys/kernel/notes: the build-id ELF note */
-#define GM_F_VMLINUX	"vmlinux"	/* made on first use from guest-vmlinuz */
-#define GM_D_KO		"ko"		/* decompressed modules, made on first use */
+#define GM_F_KALLSYMS "kallsyms"
+#define GM_F_MODULES  "modules"
+#define GM_F_VERSION  "version"
+#define GM_F_BUILD_ID "build-id"
+#define GM_F_NOTES    "notes"	/* sys/kernel/notes: the build-id ELF note */
+#define GM_F_VMLINUX  "vmlinux" /* made on first use from guest-vmlinuz */
+#define GM_D_KO	      "ko"	/* decompressed modules, made on first use */
 
 /*
  * Fill @kdir's derived files and @k's symbol fields. Problems with the

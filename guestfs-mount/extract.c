@@ -534,9 +534,11 @@ static int mount_root(struct ctx *c, const char *root)
 		const char *mp = pairs[i][0];
 		char dev[256];
 
-		/* Its own name for the device, in an appliance shared with other guests. */
+		/* Its own name for the device, in an appliance shared with other guests.
+		 */
 		if (!gm_own_device(c->g, job, root, mp, pairs[i][1], dev, sizeof(dev))) {
-			gm_meta_note(&job->meta, "%s on %s: not on this guest's disks", dev, mp);
+			gm_meta_note(&job->meta, "%s on %s: not on this guest's disks",
+				     dev, mp);
 			continue;
 		}
 		if (guestfs_mount_ro(c->g, dev, mp)) {

@@ -62,7 +62,7 @@ struct gm_guest {
 	uint64_t derived;
 	char derived_key[17];
 	unsigned derived_gen;
-	struct gm_live live;  /* what its QEMU process runs, when running */
+	struct gm_live live; /* what its QEMU process runs, when running */
 	double live_at;
 	char live_key[17]; /* the inspection (kernel set) live was worked out from */
 };

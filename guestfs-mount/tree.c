@@ -323,17 +323,17 @@ static int add_kernel(struct gm_tree *t, struct gm_node *dir, const char *kdir,
 	char path[4096], src[4096];
 
 	memset(kf, 0, sizeof(*kf));
-	kf->kallsyms =
-		add_cached(t, dir, GUEST_F_KALLSYMS, GM_KIND_KALLSYMS, kdir, GM_F_KALLSYMS);
+	kf->kallsyms = add_cached(t, dir, GUEST_F_KALLSYMS, GM_KIND_KALLSYMS, kdir,
+				  GM_F_KALLSYMS);
 	if (k->symsrc == GM_SYMS_SYSTEM_MAP)
-		kf->sysmap = add_cached(t, dir, GUEST_F_SYSTEM_MAP, GM_KIND_SYSTEM_MAP, kdir,
-					GM_F_SYSMAP);
+		kf->sysmap = add_cached(t, dir, GUEST_F_SYSTEM_MAP, GM_KIND_SYSTEM_MAP,
+					kdir, GM_F_SYSMAP);
 	else if (k->symsrc == GM_SYMS_DEBUG_SYSTEM_MAP)
-		kf->sysmap = add_cached(t, dir, GUEST_F_SYSTEM_MAP, GM_KIND_SYSTEM_MAP, kdir,
-					GM_F_DEBUG_SYSMAP);
+		kf->sysmap = add_cached(t, dir, GUEST_F_SYSTEM_MAP, GM_KIND_SYSTEM_MAP,
+					kdir, GM_F_DEBUG_SYSMAP);
 	else
-		kf->sysmap = add_cached(t, dir, GUEST_F_SYSTEM_MAP, GM_KIND_SYSTEM_MAP, kdir,
-					GM_F_KALLSYMS);
+		kf->sysmap = add_cached(t, dir, GUEST_F_SYSTEM_MAP, GM_KIND_SYSTEM_MAP,
+					kdir, GM_F_KALLSYMS);
 	if (k->has_debug_vmlinux && !k->debug_mismatch) {
 		kf->vmlinux = add_cached(t, dir, GUEST_F_VMLINUX, GM_KIND_VMLINUX, kdir,
 					 GM_F_DEBUG_VMLINUX);
@@ -347,11 +347,14 @@ static int add_kernel(struct gm_tree *t, struct gm_node *dir, const char *kdir,
 			return -ENOMEM;
 	}
 	add_cached(t, dir, GUEST_F_VMLINUZ, GM_KIND_VMLINUZ, kdir, GM_F_VMLINUZ);
-	kf->modules = add_cached(t, dir, GUEST_F_MODULES, GM_KIND_MODULES, kdir, GM_F_MODULES);
-	kf->config = add_cached(t, dir, GUEST_F_CONFIG, GM_KIND_CONFIG, kdir, GM_F_CONFIG);
-	kf->version = add_cached(t, dir, GUEST_F_VERSION, GM_KIND_VERSION, kdir, GM_F_VERSION);
-	kf->build_id =
-		add_cached(t, dir, GUEST_F_BUILD_ID, GM_KIND_BUILD_ID, kdir, GM_F_BUILD_ID);
+	kf->modules =
+		add_cached(t, dir, GUEST_F_MODULES, GM_KIND_MODULES, kdir, GM_F_MODULES);
+	kf->config =
+		add_cached(t, dir, GUEST_F_CONFIG, GM_KIND_CONFIG, kdir, GM_F_CONFIG);
+	kf->version =
+		add_cached(t, dir, GUEST_F_VERSION, GM_KIND_VERSION, kdir, GM_F_VERSION);
+	kf->build_id = add_cached(t, dir, GUEST_F_BUILD_ID, GM_KIND_BUILD_ID, kdir,
+				  GM_F_BUILD_ID);
 	kf->notes = add_cached(t, dir, GUEST_F_NOTES, GM_KIND_BUILD_ID, kdir, GM_F_NOTES);
 	return 0;
 }
@@ -412,7 +415,8 @@ struct gm_tree *gm_tree_build(const char *name, const struct gm_config *cfg,
 	t->max_file_size = cfg ? cfg->max_file_size : UINT64_MAX;
 	root = t->root;
 	ok &= gm_tree_mem(t, root, GUEST_F_INFO, GM_KIND_INFO, info, info_len) != NULL;
-	ok &= gm_tree_mem(t, root, GUEST_F_INFO_JSON, GM_KIND_INFO, json, json_len) != NULL;
+	ok &= gm_tree_mem(t, root, GUEST_F_INFO_JSON, GM_KIND_INFO, json, json_len) !=
+	      NULL;
 	if (meta && meta->nr_kernels && keydir) {
 		t->pidviews = calloc(meta->nr_kernels, sizeof(*t->pidviews));
 		t->nr_pidviews = meta->nr_kernels;

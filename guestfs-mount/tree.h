@@ -20,8 +20,8 @@
 
 enum gm_lazy {
 	GM_LAZY_NONE,
-	GM_LAZY_VMLINUX,	/* path is made from the kernel image src */
-	GM_LAZY_MODULE,		/* path is made by decompressing the module src */
+	GM_LAZY_VMLINUX, /* path is made from the kernel image src */
+	GM_LAZY_MODULE,	 /* path is made by decompressing the module src */
 };
 
 struct gm_node {
@@ -34,31 +34,32 @@ struct gm_node {
 	uint64_t size;
 	enum gm_lazy lazy;
 	char *src;
-	bool made;		/* lazy file made */
-	bool size_known;	/* lazy file: size is the made file's or its source's word */
-	int made_err;		/* lazy file could not be made: the errno to return */
+	bool made;	 /* lazy file made */
+	bool size_known; /* lazy file: size is the made file's or its source's word */
+	int made_err;	 /* lazy file could not be made: the errno to return */
 	/* Folders: children sorted by name once the tree is finished. */
-	bool module_tree;	/* a lib/modules/<version>/ folder or one below it */
-	int kernel;		/* kallsyms: its kernel's index in the meta, else -1 */
+	bool module_tree; /* a lib/modules/<version>/ folder or one below it */
+	int kernel;	  /* kallsyms: its kernel's index in the meta, else -1 */
 	struct gm_node **kids;
 	size_t nr_kids, cap_kids;
 };
 
 struct gm_tree {
-	struct gm_node **all;	/* every node, for freeing */
+	struct gm_node **all; /* every node, for freeing */
 	size_t nr, cap;
-	struct gm_node *root;	/* the guest's folder */
-	struct gm_node *pidview;	/* by-pid/<pid>/ contents, or NULL */
-	struct gm_node **pidviews;	/* the same for each kernel (meta's order) */
+	struct gm_node *root;	   /* the guest's folder */
+	struct gm_node *pidview;   /* by-pid/<pid>/ contents, or NULL */
+	struct gm_node **pidviews; /* the same for each kernel (meta's order) */
 	size_t nr_pidviews;
 	time_t mtime;
 	/* Bytes of files made on first use found already made when it was built. */
 	uint64_t derived;
-	/* A module tree had more files and folders than max-files: the rest is not served. */
+	/* A module tree had more files and folders than max-files: the rest is not
+	 * served. */
 	bool modules_cut;
 	unsigned mod_left; /* while building: module tree nodes still allowed */
 	uint64_t max_file_size;
-	struct gm_tree *older;	/* trees replaced while mounted, freed at exit */
+	struct gm_tree *older; /* trees replaced while mounted, freed at exit */
 };
 
 struct gm_tree *gm_tree_new(const char *root_name, time_t mtime);

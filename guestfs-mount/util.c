@@ -76,7 +76,7 @@ int gm_mkdirs(const char *path, unsigned mode)
 	if (len >= sizeof(buf))
 		return -ENAMETOOLONG;
 	memcpy(buf, path, len + 1);
-	for (char *p = buf + 1; ; p++) {
+	for (char *p = buf + 1;; p++) {
 		if (*p == '/' || !*p) {
 			char c = *p;
 

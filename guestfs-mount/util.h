@@ -27,7 +27,8 @@ int gm_mkdirs(const char *path, unsigned mode);
 /* Remove a tree (never following symlinks). Missing is fine. */
 int gm_rm_rf(const char *path);
 
-/* Write @len bytes to @path through a temporary file and rename(): readers see all or nothing. */
+/* Write @len bytes to @path through a temporary file and rename(): readers see all or
+ * nothing. */
 int gm_write_file(const char *path, const void *data, size_t len);
 
 /* Open @path.tmp for writing (0600, O_EXCL after removing a stale one). */
@@ -56,7 +57,8 @@ struct gm_buf {
 	bool failed;
 };
 
-void gm_buf_printf(struct gm_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void gm_buf_printf(struct gm_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /*
  * @s quoted and escaped, null for NULL. Valid UTF-8 is kept; a byte that is
  * not is written '?' rather than "\u00XX", which would decode to a C1

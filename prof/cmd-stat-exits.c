@@ -54,7 +54,8 @@ static void usage(FILE *out, const char *sub)
 			"  -m, --mmap-pages N  data pages per CPU ring\n"
 			"      --guests-conf FILE  guests.conf, naming guests by their "
 			"disks\n"
-			"      --tracefs DIR   tracefs (default /sys/kernel/tracing, else\n"
+			"      --tracefs DIR   tracefs (default /sys/kernel/tracing, "
+			"else\n"
 			"                      /sys/kernel/debug/tracing)\n"
 			"  -q, --quiet         no summary\n");
 		return;
@@ -74,22 +75,20 @@ static void usage(FILE *out, const char *sub)
 		!strcmp(sub, "live") ? "\n         [-d SECS] [-n N] [-p PID] [-m PAGES]"
 				     : "\n         [-i FILE]");
 	if (!strcmp(sub, "live"))
-		fprintf(out,
-			"  -d, --delay SECS    record and print every SECS seconds "
-			"(default 3)\n"
-			"  -n N                N intervals, then exit\n"
-			"  -p, --pid PID       one process\n"
-			"  -m, --mmap-pages N  data pages per CPU ring\n");
+		fprintf(out, "  -d, --delay SECS    record and print every SECS seconds "
+			     "(default 3)\n"
+			     "  -n N                N intervals, then exit\n"
+			     "  -p, --pid PID       one process\n"
+			     "  -m, --mmap-pages N  data pages per CPU ring\n");
 	else
 		fprintf(out, "  -i, --input FILE    default perf.data.kvm\n");
-	fprintf(out,
-		"      --event E       vmexit (default), mmio, ioport or msr\n"
-		"  -k, --key K         sort by count (default), time, max or mean\n"
-		"      --duration USECS  first print every exit longer than USECS\n"
-		"      --guest-name NAME, --vcpu N  only that guest or vCPU\n"
-		"      --guestmount DIR, --guestkallsyms FILE, --guestvmlinux FILE\n"
-		"                      guest kernel symbols, as for report\n"
-		"      --guest-slide HEX  the guest kernel's KASLR slide\n");
+	fprintf(out, "      --event E       vmexit (default), mmio, ioport or msr\n"
+		     "  -k, --key K         sort by count (default), time, max or mean\n"
+		     "      --duration USECS  first print every exit longer than USECS\n"
+		     "      --guest-name NAME, --vcpu N  only that guest or vCPU\n"
+		     "      --guestmount DIR, --guestkallsyms FILE, --guestvmlinux FILE\n"
+		     "                      guest kernel symbols, as for report\n"
+		     "      --guest-slide HEX  the guest kernel's KASLR slide\n");
 }
 
 static int pick(const char *arg, const char *const *names, size_t n)

@@ -16,8 +16,8 @@
 #include "base/base.h"
 
 struct exits_record_opts {
-	pid_t pid;	/* 0: every process */
-	char **command; /* NULL: none */
+	pid_t pid;	  /* 0: every process */
+	char **command;	  /* NULL: none */
 	bool system_wide; /* -a: every process, also with a command */
 	const char *guests_conf;
 	size_t mmap_pages;

@@ -11,8 +11,8 @@
 #include <stdio.h>
 
 struct kp_err {
-	int code;	/* positive errno of the first error recorded */
-	char msg[512];	/* "what: problem", empty when no error */
+	int code;      /* positive errno of the first error recorded */
+	char msg[512]; /* "what: problem", empty when no error */
 };
 
 /*

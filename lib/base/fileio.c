@@ -43,15 +43,16 @@ static int read_all(int fd, const char *path, size_t max, size_t hint, char **ou
 			continue;
 		if (n < 0) {
 			free(buf);
-			return kp_errorf(err, errno, "%s: read: %s", path, strerror(errno));
+			return kp_errorf(err, errno, "%s: read: %s", path,
+					 strerror(errno));
 		}
 		if (n == 0)
 			break;
 		len += (size_t)n;
 		if (len > max) {
 			free(buf);
-			return kp_errorf(err, EFBIG, "%s: larger than the %zu-byte limit", path,
-					 max);
+			return kp_errorf(err, EFBIG, "%s: larger than the %zu-byte limit",
+					 path, max);
 		}
 	}
 	buf[len] = '\0';
@@ -63,7 +64,8 @@ nomem:
 	return kp_errorf(err, ENOMEM, "%s: out of memory", path);
 }
 
-int kp_read_file(const char *path, size_t max, char **buf, size_t *len, struct kp_err *err)
+int kp_read_file(const char *path, size_t max, char **buf, size_t *len,
+		 struct kp_err *err)
 {
 	struct stat sb;
 	int fd, ret;
@@ -77,11 +79,12 @@ int kp_read_file(const char *path, size_t max, char **buf, size_t *len, struct k
 	}
 	if (S_ISREG(sb.st_mode) && (uint64_t)sb.st_size > max) {
 		close(fd);
-		return kp_errorf(err, EFBIG, "%s: %lld bytes, larger than the %zu-byte limit",
-				 path, (long long)sb.st_size, max);
+		return kp_errorf(err, EFBIG,
+				 "%s: %lld bytes, larger than the %zu-byte limit", path,
+				 (long long)sb.st_size, max);
 	}
-	ret = read_all(fd, path, max, S_ISREG(sb.st_mode) ? (size_t)sb.st_size : 0, buf, len,
-		       err);
+	ret = read_all(fd, path, max, S_ISREG(sb.st_mode) ? (size_t)sb.st_size : 0, buf,
+		       len, err);
 	close(fd);
 	return ret;
 }
@@ -108,8 +111,9 @@ int kp_map_file_open(const char *path, size_t max, struct kp_mapping *m, int *fd
 	}
 	if ((uint64_t)sb.st_size > max) {
 		close(fd);
-		return kp_errorf(err, EFBIG, "%s: %lld bytes, larger than the %zu-byte limit",
-				 path, (long long)sb.st_size, max);
+		return kp_errorf(err, EFBIG,
+				 "%s: %lld bytes, larger than the %zu-byte limit", path,
+				 (long long)sb.st_size, max);
 	}
 	p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (p == MAP_FAILED) {

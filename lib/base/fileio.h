@@ -16,7 +16,8 @@
  * whose size is not known in advance (/proc, FUSE). Fails with -EFBIG past
  * @max bytes.
  */
-int kp_read_file(const char *path, size_t max, char **buf, size_t *len, struct kp_err *err);
+int kp_read_file(const char *path, size_t max, char **buf, size_t *len,
+		 struct kp_err *err);
 
 /*
  * Map a regular file read-only (parsers touch only the parts they need, and

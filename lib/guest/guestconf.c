@@ -326,9 +326,10 @@ static int set_qemu_user(struct parser *p, const char *val)
 		return ret;
 	if (p->cfg->qemu_user)
 		return perr(p, EEXIST, "second 'qemu-user'");
-	if (!*val || strlen(val) > 32 || strspn(val, "abcdefghijklmnopqrstuvwxyz"
-						      "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-						      "0123456789_.-") != strlen(val) ||
+	if (!*val || strlen(val) > 32 ||
+	    strspn(val, "abcdefghijklmnopqrstuvwxyz"
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			"0123456789_.-") != strlen(val) ||
 	    *val == '-')
 		return perr(p, EINVAL, "invalid user name '%s'", val);
 	return set_string(&p->cfg->qemu_user, val);

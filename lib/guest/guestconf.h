@@ -19,11 +19,11 @@
 #define GM_DEFAULT_CACHE   "/var/cache/kvmprof/guestfs-mount"
 #define GM_DEFAULT_CONTEXT "system_u:object_r:kvmprof_guest_artifact_t:s0"
 
-#define GM_MAX_GUESTS  256
-#define GM_MAX_DISKS   16 /* per guest */
+#define GM_MAX_GUESTS	      256
+#define GM_MAX_DISKS	      16 /* per guest */
 #define GM_MAX_APPLIANCE_CPUS 16
-#define GM_MAX_LINE    4096
-#define GM_VERSION_MAX 128 /* kernel version strings (path components) */
+#define GM_MAX_LINE	      4096
+#define GM_VERSION_MAX	      128 /* kernel version strings (path components) */
 
 #define GM_MAX_ALLOW_BACKING 64 /* allow-backing folders */
 
@@ -74,12 +74,13 @@ struct gm_config {
 	uint64_t max_total_size; /* per guest, all files copied out */
 	/* Per guest, files made on first use (kernel ELF, decompressed modules). */
 	uint64_t max_derived_size;
-	unsigned max_files;	 /* per guest, files and folders copied out */
-	unsigned max_kernels;	 /* per guest */
+	unsigned max_files;   /* per guest, files and folders copied out */
+	unsigned max_kernels; /* per guest */
 	/* vCPUs of the appliance, at most the host's online CPUs ("appliance-cpus"). */
 	unsigned appliance_cpus;
 	char *labels[GM_KIND_NR]; /* NULL: the default label */
-	char *qemu_user; /* "qemu-user": who runs trusted QEMUs; NULL: libvirt's default */
+	char *qemu_user; /* "qemu-user": who runs trusted QEMUs; NULL: libvirt's default
+			  */
 	/*
 	 * Folders whose files a qcow2 disk may name as its backing or data
 	 * files ("allow-backing DIR"); none by default, so a chain is refused.

@@ -16,10 +16,10 @@ enum kp_comp {
 	KP_COMP_GZIP,
 	KP_COMP_XZ,
 	KP_COMP_ZSTD,
-	KP_COMP_LZ4,	/* the kernel's legacy lz4 framing (0x184c2102) and lz4 frames */
+	KP_COMP_LZ4, /* the kernel's legacy lz4 framing (0x184c2102) and lz4 frames */
 	KP_COMP_BZIP2,
-	KP_COMP_LZMA,	/* legacy .lzma (lzma_alone) */
-	KP_COMP_LZO,	/* lzop container, as the kernel's build uses */
+	KP_COMP_LZMA, /* legacy .lzma (lzma_alone) */
+	KP_COMP_LZO,  /* lzop container, as the kernel's build uses */
 };
 
 /* Output larger than this is refused: guest-controlled input must not exhaust memory. */

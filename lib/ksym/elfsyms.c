@@ -29,7 +29,8 @@ static int elf_open_buffer(const void *buf, size_t len, const char *what, Elf **
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		if (elf)
 			elf_end(elf);
-		return kp_errorf(err, EINVAL, "%s: not an ELF file: %s", what, elf_errmsg(-1));
+		return kp_errorf(err, EINVAL, "%s: not an ELF file: %s", what,
+				 elf_errmsg(-1));
 	}
 	*out = elf;
 	return 0;
@@ -114,9 +115,9 @@ static bool is_function(Elf *elf, const GElf_Sym *sym, const GElf_Shdr *sec)
 typedef uint64_t (*sym_base_fn)(void *ctx, size_t shndx, bool *keep);
 
 struct sym_filter {
-	GElf_Word table;	/* SHT_SYMTAB or SHT_DYNSYM */
+	GElf_Word table; /* SHT_SYMTAB or SHT_DYNSYM */
 	bool functions_only;
-	bool demangle;		/* user space: C++ names as perf shows them */
+	bool demangle; /* user space: C++ names as perf shows them */
 	sym_base_fn base_of;
 	void *ctx;
 };
@@ -162,13 +163,15 @@ static int read_symbols(Elf *elf, const char *what, struct symtab *st, const cha
 			continue;
 		have_sec = sym.st_shndx < SHN_LORESERVE &&
 			   gelf_getshdr(elf_getscn(elf, sym.st_shndx), &sec);
-		if (flt->functions_only && !is_function(elf, &sym, have_sec ? &sec : NULL))
+		if (flt->functions_only &&
+		    !is_function(elf, &sym, have_sec ? &sec : NULL))
 			continue;
 		base = flt->base_of ? flt->base_of(flt->ctx, sym.st_shndx, &keep) : 0;
 		if (!keep)
 			continue;
 		if (add_symbol(st, &sym, base + sym.st_value,
-			       nm_type(&sym, have_sec ? &sec : NULL), name, module, flt->demangle))
+			       nm_type(&sym, have_sec ? &sec : NULL), name, module,
+			       flt->demangle))
 			return kp_errorf(err, ENOMEM, "%s: out of memory", what);
 	}
 	return 0;
@@ -187,8 +190,8 @@ static void read_build_id(Elf *elf, struct symtab *st)
 		data = elf_getdata(scn, NULL);
 		if (!data || !data->d_buf)
 			continue;
-		st->build_id_len = buildid_from_notes(data->d_buf, data->d_size, st->build_id,
-						      sizeof(st->build_id));
+		st->build_id_len = buildid_from_notes(data->d_buf, data->d_size,
+						      st->build_id, sizeof(st->build_id));
 		if (st->build_id_len)
 			return;
 	}
@@ -202,11 +205,14 @@ int elfsyms_load_vmlinux(const void *buf, size_t len, const char *what, struct s
 
 	if (ret)
 		return ret;
-	ret = read_symbols(elf, what, st, NULL, &(struct sym_filter){ .table = SHT_SYMTAB }, err);
+	ret = read_symbols(elf, what, st, NULL, &(struct sym_filter){.table = SHT_SYMTAB},
+			   err);
 	if (!ret) {
 		read_build_id(elf, st);
 		symtab_set_source(st, "vmlinux .symtab");
-		ret = symtab_finish(st) ? kp_errorf(err, ENOMEM, "%s: out of memory", what) : 0;
+		ret = symtab_finish(st)
+			      ? kp_errorf(err, ENOMEM, "%s: out of memory", what)
+			      : 0;
 	}
 	elf_end(elf);
 	return ret;
@@ -220,7 +226,7 @@ static bool is_init_section(const char *name)
 
 struct module_ctx {
 	Elf *elf;
-	uint64_t *text_offset;	/* per section index; UINT64_MAX when not text */
+	uint64_t *text_offset; /* per section index; UINT64_MAX when not text */
 	size_t nr;
 };
 
@@ -280,7 +286,8 @@ static int layout_module(Elf *elf, struct module_ctx *ctx, struct kmod_layout *l
 
 			if (pass == 0)
 				ctx->text_offset[i] = UINT64_MAX;
-			if (!gelf_getshdr(elf_getscn(elf, i), &sh) || !(sh.sh_flags & SHF_ALLOC))
+			if (!gelf_getshdr(elf_getscn(elf, i), &sh) ||
+			    !(sh.sh_flags & SHF_ALLOC))
 				continue;
 			name = elf_strptr(elf, shstrndx, sh.sh_name);
 			exec = sh.sh_flags & SHF_EXECINSTR;
@@ -341,8 +348,8 @@ static void module_name(Elf *elf, char *out, size_t size)
 int elfsyms_load_module(const void *buf, size_t len, const char *what, struct symtab *st,
 			struct kmod_layout *layout, struct kp_err *err)
 {
-	struct module_ctx ctx = { 0 };
-	struct kmod_layout local = { 0 };
+	struct module_ctx ctx = {0};
+	struct kmod_layout local = {0};
 	GElf_Ehdr eh;
 	Elf *elf;
 	int ret = elf_open_buffer(buf, len, what, &elf, err);
@@ -367,8 +374,10 @@ int elfsyms_load_module(const void *buf, size_t len, const char *what, struct sy
 		goto out;
 	}
 	ret = read_symbols(elf, what, st, layout->name,
-			   &(struct sym_filter){ .table = SHT_SYMTAB, .base_of = module_base,
-						 .ctx = &ctx }, err);
+			   &(struct sym_filter){.table = SHT_SYMTAB,
+						.base_of = module_base,
+						.ctx = &ctx},
+			   err);
 	if (ret)
 		goto out;
 	read_build_id(elf, st);
@@ -407,8 +416,8 @@ static int read_segments(Elf *elf, struct elf_segments *segs)
 
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		segs->segs[segs->nr++] = (struct elf_segment){ ph.p_vaddr, ph.p_offset,
-							       ph.p_filesz };
+		segs->segs[segs->nr++] =
+			(struct elf_segment){ph.p_vaddr, ph.p_offset, ph.p_filesz};
 	}
 	return 0;
 }
@@ -441,7 +450,8 @@ static int load_user(const void *buf, size_t len, const char *what, const void *
 		     size_t loaded_len, struct symtab *st, struct elf_segments *segs,
 		     struct kp_err *err)
 {
-	struct sym_filter flt = { .table = SHT_SYMTAB, .functions_only = true, .demangle = true };
+	struct sym_filter flt = {
+		.table = SHT_SYMTAB, .functions_only = true, .demangle = true};
 	Elf *elf;
 	int ret = elf_open_buffer(buf, len, what, &elf, err);
 
@@ -461,7 +471,9 @@ static int load_user(const void *buf, size_t len, const char *what, const void *
 		read_build_id(elf, st);
 		symtab_set_source(st, "%s", what);
 		st->bounded = true;
-		ret = symtab_finish(st) ? kp_errorf(err, ENOMEM, "%s: out of memory", what) : 0;
+		ret = symtab_finish(st)
+			      ? kp_errorf(err, ENOMEM, "%s: out of memory", what)
+			      : 0;
 	}
 	elf_end(elf);
 	return ret;

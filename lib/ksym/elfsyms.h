@@ -54,18 +54,19 @@ void elf_segments_release(struct elf_segments *segs);
 
 struct kmod_section {
 	char name[48];
-	uint64_t offset;	/* where the loader would place it, from the module base */
+	uint64_t offset; /* where the loader would place it, from the module base */
 	uint64_t size;
 	uint64_t align;
 	bool exec;
 };
 
 struct kmod_layout {
-	char name[64];		/* module name, from .modinfo or .gnu.linkonce.this_module */
+	char name[64]; /* module name, from .modinfo or .gnu.linkonce.this_module */
 	struct kmod_section *secs;
 	size_t nr_secs;
-	uint64_t text_size;	/* executable, non-init sections laid out from 0 */
-	uint64_t core_size;	/* every allocated non-init section, as /proc/modules counts */
+	uint64_t text_size; /* executable, non-init sections laid out from 0 */
+	uint64_t
+		core_size; /* every allocated non-init section, as /proc/modules counts */
 };
 
 /*

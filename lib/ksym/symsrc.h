@@ -15,11 +15,11 @@
 
 enum symsrc_kind {
 	SYMSRC_UNKNOWN,
-	SYMSRC_KALLSYMS,	/* /proc/kallsyms or System.map text */
-	SYMSRC_VMLINUX,		/* ELF executable with .symtab */
-	SYMSRC_KERNEL_ELF,	/* stripped kernel ELF: embedded kallsyms tables */
-	SYMSRC_MODULE,		/* .ko, possibly compressed */
-	SYMSRC_KIMAGE,		/* bzImage / vmlinuz */
+	SYMSRC_KALLSYMS,   /* /proc/kallsyms or System.map text */
+	SYMSRC_VMLINUX,	   /* ELF executable with .symtab */
+	SYMSRC_KERNEL_ELF, /* stripped kernel ELF: embedded kallsyms tables */
+	SYMSRC_MODULE,	   /* .ko, possibly compressed */
+	SYMSRC_KIMAGE,	   /* bzImage / vmlinuz */
 };
 
 const char *symsrc_kind_name(enum symsrc_kind kind);

@@ -141,7 +141,8 @@ static int load_vdso(struct dso *d, struct symtab *st, struct kp_err *err)
 	size_t len;
 
 	if (!d->want_build_id_len)
-		return kp_errorf(err, ENOENT, "[vdso]: no build-id recorded to check it by");
+		return kp_errorf(err, ENOENT,
+				 "[vdso]: no build-id recorded to check it by");
 	if (vdso_image(&base, &len))
 		return kp_errorf(err, ENOENT, "[vdso]: this process has no vDSO to read");
 	return elfsyms_load_user(base, len, d->name, st, &d->segs, err);

@@ -15,21 +15,21 @@
 #include "ksym/symtab.h"
 
 enum dso_kind {
-	DSO_USER,		/* ELF file on the host */
-	DSO_KERNEL,		/* a kernel symbol table (host or guest) */
+	DSO_USER,   /* ELF file on the host */
+	DSO_KERNEL, /* a kernel symbol table (host or guest) */
 };
 
 struct dso {
-	char *name;		/* path, or [kernel.kallsyms] / [guest.kernel.kallsyms.PID] */
-	const char *short_name;	/* basename, for the report column */
+	char *name; /* path, or [kernel.kallsyms] / [guest.kernel.kallsyms.PID] */
+	const char *short_name; /* basename, for the report column */
 	enum dso_kind kind;
-	struct symtab *symtab;	/* NULL until loaded, or when loading failed */
+	struct symtab *symtab; /* NULL until loaded, or when loading failed */
 	struct elf_segments segs;
 	bool tried;
 	bool build_id_mismatch;
 	uint8_t want_build_id[KP_BUILD_ID_MAX];
 	size_t want_build_id_len;
-	char *error;		/* why symbols are missing, for the report header */
+	char *error; /* why symbols are missing, for the report header */
 };
 
 struct dso_cache {

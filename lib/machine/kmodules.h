@@ -16,16 +16,16 @@
 
 struct kmodule {
 	char name[64];
-	uint64_t start;		/* text base, as /proc/modules shows it */
+	uint64_t start; /* text base, as /proc/modules shows it */
 	uint64_t size;
-	struct dso *dso;	/* "[name]", symbols at text offsets */
-	char *path;		/* the module file, NULL when not found */
+	struct dso *dso; /* "[name]", symbols at text offsets */
+	char *path;	 /* the module file, NULL when not found */
 };
 
 struct kmodules {
-	struct kmodule *mods;	/* sorted by start */
+	struct kmodule *mods; /* sorted by start */
 	size_t nr;
-	struct hashmap files;	/* normalised name -> path, from the module tree */
+	struct hashmap files; /* normalised name -> path, from the module tree */
 };
 
 /*
@@ -35,7 +35,8 @@ struct kmodules {
 int kmodules_load(struct kmodules *km, const char *modules_file, const char *tree,
 		  struct dso_cache *dsos, struct kp_err *err);
 /* Module containing @ip and the symbol in it (NULL when unnamed). */
-const struct ksym *kmodules_lookup(struct kmodules *km, uint64_t ip, const struct dso **dso);
+const struct ksym *kmodules_lookup(struct kmodules *km, uint64_t ip,
+				   const struct dso **dso);
 void kmodules_release(struct kmodules *km);
 
 #endif

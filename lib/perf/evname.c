@@ -14,18 +14,19 @@ struct evdef {
 };
 
 static const struct evdef events[] = {
-	{ "cpu-clock", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-	{ "page-faults", "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "context-switches", "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "cycles", "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-misses", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ "cache-references", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "branch-misses", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
-	{ "branches", "branch-instructions", PERF_TYPE_HARDWARE,
-	  PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{"cpu-clock", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
+	{"task-clock", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
+	{"page-faults", "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
+	{"context-switches", "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
+	{"cpu-migrations", "migrations", PERF_TYPE_SOFTWARE,
+	 PERF_COUNT_SW_CPU_MIGRATIONS},
+	{"cycles", "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+	{"instructions", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
+	{"cache-misses", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES},
+	{"cache-references", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES},
+	{"branch-misses", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES},
+	{"branches", "branch-instructions", PERF_TYPE_HARDWARE,
+	 PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
 };
 
 int evname_parse(const char *name, struct perf_event_attr *attr, struct kp_err *err)
@@ -38,8 +39,10 @@ int evname_parse(const char *name, struct perf_event_attr *attr, struct kp_err *
 		attr->config = events[i].config;
 		return 0;
 	}
-	return kp_errorf(err, EINVAL, "unknown event '%s' (try cpu-clock, task-clock, cycles, "
-				      "instructions)", name);
+	return kp_errorf(err, EINVAL,
+			 "unknown event '%s' (try cpu-clock, task-clock, cycles, "
+			 "instructions)",
+			 name);
 }
 
 const char *evname_of(const struct perf_event_attr *attr)

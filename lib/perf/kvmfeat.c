@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KVMFEAT_MAGIC "kvmprof-feature 1"
+#define KVMFEAT_MAGIC	   "kvmprof-feature 1"
 #define KVMFEAT_MAX_GUESTS 65536
 
 struct kvmfeat_guest *kvmfeat_find(const struct kvmfeat *kf, int pid)
@@ -139,10 +139,12 @@ int kvmfeat_decode(const void *buf, size_t len, const char *what, struct kvmfeat
 	     line = strtok_r(NULL, "\n", &save)) {
 		lineno++;
 		if (lineno == 1 && strcmp(line, KVMFEAT_MAGIC))
-			ret = kp_errorf(err, EINVAL, "%s: kvmprof feature: unknown version", what);
+			ret = kp_errorf(err, EINVAL,
+					"%s: kvmprof feature: unknown version", what);
 		else if (!strncmp(line, "guest ", 6) && parse_guest(kf, line))
-			ret = kp_errorf(err, EINVAL, "%s: kvmprof feature line %zu: malformed",
-					what, lineno);
+			ret = kp_errorf(err, EINVAL,
+					"%s: kvmprof feature line %zu: malformed", what,
+					lineno);
 	}
 	free(text);
 	if (ret)

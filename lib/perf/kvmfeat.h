@@ -20,11 +20,11 @@
 
 struct kvmfeat_guest {
 	int pid;
-	char name[GUEST_NAME_MAX];	/* "-" when unknown */
+	char name[GUEST_NAME_MAX]; /* "-" when unknown */
 	bool has_slide;
 	int64_t slide;
-	char slide_source[32];		/* guest-context, debugfs, ... */
-	uint64_t lstar;			/* runtime entry_SYSCALL_64, 0 when unknown */
+	char slide_source[32]; /* guest-context, debugfs, ... */
+	uint64_t lstar;	       /* runtime entry_SYSCALL_64, 0 when unknown */
 };
 
 struct kvmfeat {

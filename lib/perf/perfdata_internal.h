@@ -6,9 +6,9 @@
 #include "perfdata.h"
 
 /* Sample fields of fixed size, in the order they come: one u64 each. */
-#define PD_FIXED_FIELDS                                                                   \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |  \
-	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |   \
+#define PD_FIXED_FIELDS                                                                 \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |  \
 	 PERF_SAMPLE_PERIOD)
 
 /* The evsel a record belongs to: the only one, or the one its id names. */

@@ -14,7 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		void *out;
 		size_t len;
 
-		if (!kp_decompress((enum kp_comp)c, data, size, 64 << 20, &out, &len, NULL))
+		if (!kp_decompress((enum kp_comp)c, data, size, 64 << 20, &out, &len,
+				   NULL))
 			free(out);
 	}
 	kp_comp_detect(data, size);

@@ -9,8 +9,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct kmod_layout layout = { 0 };
-	struct elf_segments segs = { 0 };
+	struct kmod_layout layout = {0};
+	struct elf_segments segs = {0};
 	struct symtab *st;
 
 	st = symtab_new();

@@ -39,8 +39,8 @@ static char *part(const uint8_t **p, const uint8_t *end, size_t *len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *p = data, *end = data + size;
-	struct gm_bls_file bls = { .name = "fuzz.conf" };
-	struct gm_grub_text t = { 0 };
+	struct gm_bls_file bls = {.name = "fuzz.conf"};
+	struct gm_grub_text t = {0};
 	char *cfg, *env = NULL, *entry = NULL;
 	char ver[128];
 
@@ -55,7 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	t.cfg = cfg;
 	t.env = env;
-	if (cfg && !gm_grub_default(&t, ver, sizeof(ver)) && !memchr(ver, '\0', sizeof(ver)))
+	if (cfg && !gm_grub_default(&t, ver, sizeof(ver)) &&
+	    !memchr(ver, '\0', sizeof(ver)))
 		__builtin_trap(); /* a found version is a terminated string */
 	free(cfg);
 	free(env);

@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct perf_event_header *ev;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	struct pd_file *f;
 	struct kvmfeat kf;
 	struct pd_stream st;
@@ -43,7 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (f->host_ksyms) {
 		struct symtab *st;
 
-		if (!ksymblob_decode(f->host_ksyms, f->host_ksyms_size, "fuzz", &st, NULL))
+		if (!ksymblob_decode(f->host_ksyms, f->host_ksyms_size, "fuzz", &st,
+				     NULL))
 			symtab_free(st);
 	}
 	if (f->guest_ctx) {
@@ -54,7 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			guestctx_table_release(&t);
 	}
 	if (f->kvmprof_feature &&
-	    !kvmfeat_decode(f->kvmprof_feature, f->kvmprof_feature_size, "fuzz", &kf, &err))
+	    !kvmfeat_decode(f->kvmprof_feature, f->kvmprof_feature_size, "fuzz", &kf,
+			    &err))
 		kvmfeat_release(&kf);
 	pd_close(f);
 	return 0;

@@ -18,7 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct kmod_layout layout = {0};
 	struct symtab *st;
 
-	if (symsrc_load_buffer(data, size, "fuzz", SYMSRC_MAX_DEFAULT, &st, &layout, &err) == 0) {
+	if (symsrc_load_buffer(data, size, "fuzz", SYMSRC_MAX_DEFAULT, &st, &layout,
+			       &err) == 0) {
 		symtab_lookup(st, 0xffffffff81000000ULL, 0, NULL);
 		symtab_free(st);
 	}

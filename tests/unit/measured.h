@@ -30,7 +30,7 @@ static inline long peak_rss_kb(void)
 /* Run @fn in a child; @done names a success in the "# ..." line printed. */
 static inline struct outcome measured_run(void (*fn)(struct outcome *), const char *done)
 {
-	struct outcome o = { 0 };
+	struct outcome o = {0};
 	int fds[2], status;
 	pid_t pid;
 

@@ -42,16 +42,16 @@ static const char exec_src[] =
  * Labels as ld.so's _start is one: no type, no size. Those in text are
  * code; one in data is not.
  */
-static const char labels_src[] =
-	"__asm__(\".text\\n.globl entry_label\\nentry_label:\\n"
-	"nop; nop; nop; nop\\nlocal_label:\\nnop; nop\\n"
-	".data\\ndata_label:\\n.quad 0\\n.text\\n\");\n"
-	"int after_labels(int x) { return x + 1; }\n";
+static const char labels_src[] = "__asm__(\".text\\n.globl entry_label\\nentry_label:\\n"
+				 "nop; nop; nop; nop\\nlocal_label:\\nnop; nop\\n"
+				 ".data\\ndata_label:\\n.quad 0\\n.text\\n\");\n"
+				 "int after_labels(int x) { return x + 1; }\n";
 
 /* Calls through the PLT, built with and without IBT's second PLT (.plt.sec). */
-static const char plt_src[] = "extern int ext_one(int);\n"
-			      "extern int ext_two(int);\n"
-			      "int calls_out(int x) { return ext_one(x) + ext_two(x); }\n";
+static const char plt_src[] =
+	"extern int ext_one(int);\n"
+	"extern int ext_two(int);\n"
+	"int calls_out(int x) { return ext_one(x) + ext_two(x); }\n";
 
 static int setup(void **state)
 {
@@ -59,18 +59,18 @@ static int setup(void **state)
 
 	if (!mkdtemp(dir))
 		return -1;
-	f = fopen(strcat(strcpy((char[256]){ 0 }, dir), "/mod.c"), "w");
+	f = fopen(strcat(strcpy((char[256]){0}, dir), "/mod.c"), "w");
 	fputs(module_src, f);
 	fclose(f);
-	f = fopen(strcat(strcpy((char[256]){ 0 }, dir), "/exec.c"), "w");
+	f = fopen(strcat(strcpy((char[256]){0}, dir), "/exec.c"), "w");
 	fputs(exec_src, f);
 	fclose(f);
-	f = fopen(strcat(strcpy((char[256]){ 0 }, dir), "/labels.c"), "w");
+	f = fopen(strcat(strcpy((char[256]){0}, dir), "/labels.c"), "w");
 	fputs(labels_src, f);
 	fclose(f);
 	if (sh("cd %s && cc -O1 -fPIC -shared -nostdlib labels.c -o labels.so", dir))
 		return -1;
-	f = fopen(strcat(strcpy((char[256]){ 0 }, dir), "/plt.c"), "w");
+	f = fopen(strcat(strcpy((char[256]){0}, dir), "/plt.c"), "w");
 	fputs(plt_src, f);
 	fclose(f);
 	if (sh("cd %s && cc -O1 -g -fPIC -shared -nostdlib plt.c -o plt.so && "
@@ -79,12 +79,15 @@ static int setup(void **state)
 	       "objcopy --strip-all plt.so plt.stripped",
 	       dir))
 		return -1;
-	if (sh("cd %s && cc -O1 -fno-pic -fno-asynchronous-unwind-tables -c mod.c -o mod.ko",
+	if (sh("cd %s && cc -O1 -fno-pic -fno-asynchronous-unwind-tables -c mod.c -o "
+	       "mod.ko",
 	       dir))
 		return -1;
-	/* A static, non-PIE executable linked at a kernel-like address, with a build-id. */
+	/* A static, non-PIE executable linked at a kernel-like address, with a build-id.
+	 */
 	if (sh("cd %s && cc -O1 -fno-pic -no-pie -static -nostdlib -mcmodel=kernel "
-	       "-Wl,--build-id=sha1 -Wl,-Ttext-segment=0xffffffff81000000 exec.c -o vmlinux",
+	       "-Wl,--build-id=sha1 -Wl,-Ttext-segment=0xffffffff81000000 exec.c -o "
+	       "vmlinux",
 	       dir))
 		return -1;
 	return 0;
@@ -98,7 +101,7 @@ static int teardown(void **state)
 static struct symtab *load(const char *file, struct kmod_layout *layout)
 {
 	char path[256];
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	struct symtab *st;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
@@ -141,8 +144,8 @@ static void test_vmlinux_build_id_matches_readelf(void **state)
 	char cmd[512], expect[64] = "", got[41];
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd),
-		 "readelf -n %s/vmlinux | sed -n 's/.*Build ID: *//p'", dir);
+	snprintf(cmd, sizeof(cmd), "readelf -n %s/vmlinux | sed -n 's/.*Build ID: *//p'",
+		 dir);
 	p = popen(cmd, "r");
 	assert_non_null(fgets(expect, sizeof(expect), p));
 	pclose(p);
@@ -183,9 +186,9 @@ static void test_module_layout(void **state)
 static void test_module_compressed_forms(void **state)
 {
 	static const char *const forms[][2] = {
-		{ "xz -k -f", "mod.ko.xz" },
-		{ "zstd -q -k -f", "mod.ko.zst" },
-		{ "gzip -k -f", "mod.ko.gz" },
+		{"xz -k -f", "mod.ko.xz"},
+		{"zstd -q -k -f", "mod.ko.zst"},
+		{"gzip -k -f", "mod.ko.gz"},
 	};
 	struct symtab *plain = load("mod.ko", NULL);
 
@@ -207,7 +210,7 @@ static void test_module_compressed_forms(void **state)
 static void test_truncated_elf_fails_cleanly(void **state)
 {
 	char path[256];
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	char *buf;
 	size_t len;
 	struct symtab *st;
@@ -231,7 +234,7 @@ static void test_truncated_elf_fails_cleanly(void **state)
  */
 static void test_failure_without_err(void **state)
 {
-	static const unsigned char bad_zstd[64] = { 0x28, 0xb5, 0x2f, 0xfd, 0xff, 0xff };
+	static const unsigned char bad_zstd[64] = {0x28, 0xb5, 0x2f, 0xfd, 0xff, 0xff};
 	struct symtab *st = NULL;
 
 	(void)state;
@@ -252,7 +255,8 @@ static uint64_t nm_address(const char *file, const char *name)
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	while (fgets(line, sizeof(line), p))
-		if (sscanf(line, "%llx %c %127s", &addr, &type, sym) == 3 && !strcmp(sym, name))
+		if (sscanf(line, "%llx %c %127s", &addr, &type, sym) == 3 &&
+		    !strcmp(sym, name))
 			break;
 		else
 			addr = 0;
@@ -263,7 +267,7 @@ static uint64_t nm_address(const char *file, const char *name)
 static void test_user_code_labels(void **state)
 {
 	char path[256];
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	struct kp_mapping map;
 	struct symtab *st = symtab_new();
 	uint64_t entry = nm_address("labels.so", "entry_label");
@@ -318,8 +322,8 @@ static uint64_t objdump_address(const char *file, const char *name)
 static struct symtab *load_user_file(const char *file, const char *loaded)
 {
 	char path[256], loaded_path[256];
-	struct kp_err err = { 0 };
-	struct kp_mapping map, orig = { 0 };
+	struct kp_err err = {0};
+	struct kp_mapping map, orig = {0};
 	struct symtab *st = symtab_new();
 	int ret;
 
@@ -329,8 +333,8 @@ static struct symtab *load_user_file(const char *file, const char *loaded)
 	if (loaded) {
 		snprintf(loaded_path, sizeof(loaded_path), "%s/%s", dir, loaded);
 		assert_int_equal(kp_map_file(loaded_path, KP_FILE_MAX, &orig, &err), 0);
-		ret = elfsyms_load_user_symbols(map.data, map.len, path, orig.data, orig.len, st,
-						&err);
+		ret = elfsyms_load_user_symbols(map.data, map.len, path, orig.data,
+						orig.len, st, &err);
 	} else {
 		ret = elfsyms_load_user(map.data, map.len, path, st, NULL, &err);
 	}
@@ -344,7 +348,7 @@ static struct symtab *load_user_file(const char *file, const char *loaded)
 /* Each PLT entry objdump names is named the same, over its whole entry. */
 static void check_plt_names(struct symtab *st, const char *disassembled)
 {
-	static const char *const names[] = { "ext_one@plt", "ext_two@plt" };
+	static const char *const names[] = {"ext_one@plt", "ext_two@plt"};
 	const struct ksym *sym;
 	uint64_t off;
 
@@ -374,7 +378,8 @@ static void test_user_plt_entries(void **state)
 	/* A debug file has no PLT contents: the entries come from the file as loaded. */
 	st = load_user_file("plt.debug", "plt.stripped");
 	check_plt_names(st, "plt.so");
-	assert_non_null(symtab_lookup(st, objdump_address("plt.so", "calls_out"), 0, NULL));
+	assert_non_null(
+		symtab_lookup(st, objdump_address("plt.so", "calls_out"), 0, NULL));
 	symtab_free(st);
 }
 

@@ -109,49 +109,55 @@ static void test_defaults(void **state)
 
 struct bad_case {
 	const char *text;
-	const char *where;	/* "guests.conf:LINE:" */
-	const char *why;	/* part of the message */
+	const char *where; /* "guests.conf:LINE:" */
+	const char *why;   /* part of the message */
 };
 
 static const struct bad_case bad_cases[] = {
-	{ "guest a\ndisk raw /a\nfrobnicate 1\n", "guests.conf:3:", "unknown directive 'frobnicate'" },
-	{ "disk raw /a\n", "guests.conf:1:", "outside a 'guest' block" },
-	{ "kernel 6.1\n", "guests.conf:1:", "outside a 'guest' block" },
-	{ "guest a/b\ndisk raw /a\n", "guests.conf:1:", "invalid guest name 'a/b'" },
-	{ "guest ..\ndisk raw /a\n", "guests.conf:1:", "invalid guest name" },
-	{ "guest a b\ndisk raw /a\n", "guests.conf:1:", "takes one name" },
-	{ "guest\n", "guests.conf:1:", "wants a name" },
-	{ "guest by-pid\ndisk raw /a\n", "guests.conf:1:", "reserved" },
-	{ "guest a\ndisk raw /a\nguest a\ndisk raw /b\n", "guests.conf:3:", "defined twice" },
-	{ "guest a\ndisk vmdk /a\n", "guests.conf:2:", "raw or qcow2" },
-	{ "guest a\ndisk /a\n", "guests.conf:2:", "raw or qcow2" },
-	{ "guest a\ndisk raw a.img\n", "guests.conf:2:", "must be absolute" },
-	{ "guest a\ndisk raw\n", "guests.conf:2:", "must be absolute" },
-	{ "guest a\ndisk raw /a\nguest b\ndisk qcow2 /a\n", "guests.conf:4:", "already listed for guest 'a'" },
-	{ "guest a\ndisk raw /a\nkernel 6.1\nkernel 6.2\n", "guests.conf:4:", "second 'kernel'" },
-	{ "guest a\ndisk raw /a\nkernel ../x\n", "guests.conf:3:", "invalid kernel version" },
-	{ "guest a\n\n# no disk\nguest b\ndisk raw /b\n", "guests.conf:1:", "guest 'a' has no 'disk'" },
-	{ "guest a\ndisk raw /a\ncache /x\n", "guests.conf:3:", "global setting" },
-	{ "cache relative\n", "guests.conf:1:", "must be absolute" },
-	{ "cache\n", "guests.conf:1:", "wants a value" },
-	{ "appliance sometimes\n", "guests.conf:1:", "'per-guest' or 'shared'" },
-	{ "inspect never\n", "guests.conf:1:", "'startup' or 'on-access'" },
-	{ "overlay none\n", "guests.conf:1:", "'private' or 'libguestfs'" },
-	{ "guest a\ndisk raw /a\noverlay private\n", "guests.conf:3:", "global setting" },
-	{ "max-file-size 12X\n", "guests.conf:1:", "bad size" },
-	{ "max-file-size 100\n", "guests.conf:1:", "bad size" },
-	{ "max-file-size 99999999999999999999G\n", "guests.conf:1:", "bad size" },
-	{ "max-files 0\n", "guests.conf:1:", "whole number" },
-	{ "max-files 12a\n", "guests.conf:1:", "whole number" },
-	{ "max-kernels 1000\n", "guests.conf:1:", "whole number" },
-	{ "appliance-cpus 0\n", "guests.conf:1:", "whole number" },
-	{ "appliance-cpus 17\n", "guests.conf:1:", "whole number" },
-	{ "label kallsyms\n", "guests.conf:1:", "kind and an SELinux context" },
-	{ "label kallsyms not-a-context\n", "guests.conf:1:", "not an SELinux context" },
-	{ "label kallsyms a:b:c d\n", "guests.conf:1:", "not an SELinux context" },
-	{ "label kallsyms a::c\n", "guests.conf:1:", "not an SELinux context" },
-	{ "label symbols a:b:c\n", "guests.conf:1:", "unknown file kind 'symbols'" },
-	{ "guest a\ndisk raw /a\x01\n", "guests.conf:2:", "control character" },
+	{"guest a\ndisk raw /a\nfrobnicate 1\n",
+	 "guests.conf:3:", "unknown directive 'frobnicate'"},
+	{"disk raw /a\n", "guests.conf:1:", "outside a 'guest' block"},
+	{"kernel 6.1\n", "guests.conf:1:", "outside a 'guest' block"},
+	{"guest a/b\ndisk raw /a\n", "guests.conf:1:", "invalid guest name 'a/b'"},
+	{"guest ..\ndisk raw /a\n", "guests.conf:1:", "invalid guest name"},
+	{"guest a b\ndisk raw /a\n", "guests.conf:1:", "takes one name"},
+	{"guest\n", "guests.conf:1:", "wants a name"},
+	{"guest by-pid\ndisk raw /a\n", "guests.conf:1:", "reserved"},
+	{"guest a\ndisk raw /a\nguest a\ndisk raw /b\n",
+	 "guests.conf:3:", "defined twice"},
+	{"guest a\ndisk vmdk /a\n", "guests.conf:2:", "raw or qcow2"},
+	{"guest a\ndisk /a\n", "guests.conf:2:", "raw or qcow2"},
+	{"guest a\ndisk raw a.img\n", "guests.conf:2:", "must be absolute"},
+	{"guest a\ndisk raw\n", "guests.conf:2:", "must be absolute"},
+	{"guest a\ndisk raw /a\nguest b\ndisk qcow2 /a\n",
+	 "guests.conf:4:", "already listed for guest 'a'"},
+	{"guest a\ndisk raw /a\nkernel 6.1\nkernel 6.2\n",
+	 "guests.conf:4:", "second 'kernel'"},
+	{"guest a\ndisk raw /a\nkernel ../x\n",
+	 "guests.conf:3:", "invalid kernel version"},
+	{"guest a\n\n# no disk\nguest b\ndisk raw /b\n",
+	 "guests.conf:1:", "guest 'a' has no 'disk'"},
+	{"guest a\ndisk raw /a\ncache /x\n", "guests.conf:3:", "global setting"},
+	{"cache relative\n", "guests.conf:1:", "must be absolute"},
+	{"cache\n", "guests.conf:1:", "wants a value"},
+	{"appliance sometimes\n", "guests.conf:1:", "'per-guest' or 'shared'"},
+	{"inspect never\n", "guests.conf:1:", "'startup' or 'on-access'"},
+	{"overlay none\n", "guests.conf:1:", "'private' or 'libguestfs'"},
+	{"guest a\ndisk raw /a\noverlay private\n", "guests.conf:3:", "global setting"},
+	{"max-file-size 12X\n", "guests.conf:1:", "bad size"},
+	{"max-file-size 100\n", "guests.conf:1:", "bad size"},
+	{"max-file-size 99999999999999999999G\n", "guests.conf:1:", "bad size"},
+	{"max-files 0\n", "guests.conf:1:", "whole number"},
+	{"max-files 12a\n", "guests.conf:1:", "whole number"},
+	{"max-kernels 1000\n", "guests.conf:1:", "whole number"},
+	{"appliance-cpus 0\n", "guests.conf:1:", "whole number"},
+	{"appliance-cpus 17\n", "guests.conf:1:", "whole number"},
+	{"label kallsyms\n", "guests.conf:1:", "kind and an SELinux context"},
+	{"label kallsyms not-a-context\n", "guests.conf:1:", "not an SELinux context"},
+	{"label kallsyms a:b:c d\n", "guests.conf:1:", "not an SELinux context"},
+	{"label kallsyms a::c\n", "guests.conf:1:", "not an SELinux context"},
+	{"label symbols a:b:c\n", "guests.conf:1:", "unknown file kind 'symbols'"},
+	{"guest a\ndisk raw /a\x01\n", "guests.conf:2:", "control character"},
 };
 
 static void test_errors_name_file_and_line(void **state)
@@ -164,8 +170,9 @@ static void test_errors_name_file_and_line(void **state)
 
 		if (ret >= 0 || strncmp(err.msg, c->where, strlen(c->where)) ||
 		    !strstr(err.msg, c->why))
-			fail_msg("case %zu (%s): ret %d, message '%s', wanted '%s ... %s'", i,
-				 c->text, ret, err.msg, c->where, c->why);
+			fail_msg(
+				"case %zu (%s): ret %d, message '%s', wanted '%s ... %s'",
+				i, c->text, ret, err.msg, c->where, c->why);
 		gm_config_release(&cfg);
 	}
 }
@@ -186,7 +193,8 @@ static void test_long_line_and_nul(void **state)
 
 	assert_int_equal(gm_config_init(&cfg), 0);
 	kp_err_clear(&err);
-	assert_int_equal(gm_config_parse("guest a\0", 8, "guests.conf", &cfg, &err), -EINVAL);
+	assert_int_equal(gm_config_parse("guest a\0", 8, "guests.conf", &cfg, &err),
+			 -EINVAL);
 	assert_non_null(strstr(err.msg, "NUL"));
 	gm_config_release(&cfg);
 }
@@ -237,7 +245,8 @@ static void test_allow_backing(void **state)
 	gm_config_release(&cfg);
 
 	assert_int_equal(parse("allow-backing images\n", &cfg, &err), -EINVAL);
-	assert_non_null(strstr(err.msg, "guests.conf:1: 'allow-backing' wants an absolute"));
+	assert_non_null(
+		strstr(err.msg, "guests.conf:1: 'allow-backing' wants an absolute"));
 	gm_config_release(&cfg);
 	assert_int_equal(parse("allow-backing\n", &cfg, &err), -EINVAL);
 	gm_config_release(&cfg);
@@ -286,7 +295,7 @@ static void test_load_file(void **state)
 	char path[] = "/tmp/gm-config-XXXXXX";
 	int fd = mkstemp(path);
 	struct gm_config cfg;
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	static const char text[] = "guest a\ndisk raw /a.img\nbogus\n";
 
 	assert_true(fd >= 0);

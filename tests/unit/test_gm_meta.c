@@ -580,13 +580,19 @@ static void test_sanitize_and_json_escape(void **state)
 	assert_string_equal(b.data, "\"q\\\"b\\\\n\\u0001\\u007f\"");
 	gm_buf_release(&b);
 	/* C1 (UTF-8 or raw) and malformed bytes never become \u0080..\u009f. */
-	gm_buf_json_string(&b, "\xc2\x9b" "1\x9b" "2\xc0\x80" "caf\xc3\xa9");
+	gm_buf_json_string(&b, "\xc2\x9b"
+			       "1\x9b"
+			       "2\xc0\x80"
+			       "caf\xc3\xa9");
 	assert_string_equal(b.data, "\"??1?2??caf\xc3\xa9\"");
 	gm_buf_release(&b);
 }
 
 /* ESC, OSC, CSI and their C1 forms, in UTF-8 and raw. */
-#define EVIL "\033]0;pwned\007\xc2\x9b" "31m\x9b" "32m\x9d"
+#define EVIL                       \
+	"\033]0;pwned\007\xc2\x9b" \
+	"31m\x9b"                  \
+	"32m\x9d"
 
 /* Set every string field of @rec in @scope to @s, as a damaged cache file could. */
 static void set_strings(void *rec, enum gm_field_scope scope, const char *s)
@@ -621,7 +627,8 @@ static void test_info_no_escapes(void **state)
 			fail_msg("info: byte %#x at %zu", (unsigned char)text.data[i], i);
 	for (size_t i = 0; i < json.len; i++)
 		if ((json.data[i] < ' ' && json.data[i] != '\n') || json.data[i] >= 0x7f)
-			fail_msg("info.json: byte %#x at %zu", (unsigned char)json.data[i], i);
+			fail_msg("info.json: byte %#x at %zu",
+				 (unsigned char)json.data[i], i);
 	/* Nor escaped: a JSON reader would decode it back into a control. */
 	assert_null(strstr(json.data, "\\u00"));
 	assert_non_null(strstr(text.data, "?]0;pwned???31m?32m?"));

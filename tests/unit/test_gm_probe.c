@@ -266,14 +266,15 @@ static void test_backing_chain(void **state)
 			 0);
 
 	/* A host secret as a raw backing file: refused, named with the disk. */
-	assert_int_equal(sh("qemu-img create -q -f qcow2 -u -b /etc/shadow -F raw %s 1M", q),
-			 0);
+	assert_int_equal(
+		sh("qemu-img create -q -f qcow2 -u -b /etc/shadow -F raw %s 1M", q), 0);
 	allow_backing(base);
-	refused(q, EPERM, q, "backing file /etc/shadow is outside every allow-backing", NULL);
+	refused(q, EPERM, q, "backing file /etc/shadow is outside every allow-backing",
+		NULL);
 	/* No allow-backing at all: every chain is refused. */
 	allow_backing(NULL);
-	assert_int_equal(sh("qemu-img rebase -q -u -f qcow2 -F raw -b %s/b.raw %s", base, q),
-			 0);
+	assert_int_equal(
+		sh("qemu-img rebase -q -u -f qcow2 -F raw -b %s/b.raw %s", base, q), 0);
 	refused(q, EPERM, "outside every allow-backing folder", NULL);
 	allow_backing(base);
 	assert_int_equal(accepted(q), 0);
@@ -285,27 +286,30 @@ static void test_backing_chain(void **state)
 			 0);
 	refused(q, EPERM, "link.raw (really /etc/shadow) is outside", NULL);
 	/* So is an allowed-looking path that climbs out. */
-	assert_int_equal(sh("qemu-img rebase -q -u -f qcow2 -F raw -b %s/../other/o.raw %s",
-			    base, q),
-			 0);
+	assert_int_equal(
+		sh("qemu-img rebase -q -u -f qcow2 -F raw -b %s/../other/o.raw %s", base,
+		   q),
+		0);
 	refused(q, EPERM, "(really /tmp/", "/other/o.raw) is outside", NULL);
 
 	/* Device nodes never, even with everything allowed. */
 	allow_backing("/");
-	assert_int_equal(sh("qemu-img rebase -q -u -f qcow2 -F raw -b /dev/null %s", q), 0);
-	refused(q, EPERM, "backing file /dev/null is a device node", NULL);
-	assert_int_equal(sh("mknod %s/blk b 7 200 && qemu-img rebase -q -u -f qcow2 -F raw "
-			    "-b %s/blk %s",
-			    base, base, q),
+	assert_int_equal(sh("qemu-img rebase -q -u -f qcow2 -F raw -b /dev/null %s", q),
 			 0);
+	refused(q, EPERM, "backing file /dev/null is a device node", NULL);
+	assert_int_equal(
+		sh("mknod %s/blk b 7 200 && qemu-img rebase -q -u -f qcow2 -F raw "
+		   "-b %s/blk %s",
+		   base, base, q),
+		0);
 	refused(q, EPERM, "/blk is a device node", NULL);
 	/* Not a file name: a protocol, or a format that names files of its own. */
-	assert_int_equal(sh("qemu-img rebase -q -u -f qcow2 -F raw -b nbd://127.0.0.1/x %s",
-			    q),
-			 0);
+	assert_int_equal(
+		sh("qemu-img rebase -q -u -f qcow2 -F raw -b nbd://127.0.0.1/x %s", q),
+		0);
 	refused(q, EPERM, "nbd://127.0.0.1/x is not a file name", NULL);
-	assert_int_equal(sh("qemu-img rebase -q -u -f qcow2 -F vmdk -b %s/b.raw %s", base, q),
-			 0);
+	assert_int_equal(
+		sh("qemu-img rebase -q -u -f qcow2 -F vmdk -b %s/b.raw %s", base, q), 0);
 	refused(q, EPERM, "backing format vmdk is not raw or qcow2", NULL);
 	allow_backing(base);
 
@@ -314,27 +318,28 @@ static void test_backing_chain(void **state)
 	 * base/mid.qcow2 -> b.raw (in base/, not next to web1). The layer
 	 * that names a refused file is named.
 	 */
-	assert_int_equal(sh("qemu-img create -q -f qcow2 -u -b b.raw -F raw %s 1M && "
-			    "cd %s && qemu-img create -q -f qcow2 -u -b base/mid.qcow2 -F "
-			    "qcow2 %s 1M",
-			    mid, dir, q),
-			 0);
+	assert_int_equal(
+		sh("qemu-img create -q -f qcow2 -u -b b.raw -F raw %s 1M && "
+		   "cd %s && qemu-img create -q -f qcow2 -u -b base/mid.qcow2 -F "
+		   "qcow2 %s 1M",
+		   mid, dir, q),
+		0);
 	assert_int_equal(accepted(q), 0);
-	assert_int_equal(sh("qemu-img rebase -q -u -f qcow2 -F raw -b ../other/o.raw %s",
-			    mid),
-			 0);
+	assert_int_equal(
+		sh("qemu-img rebase -q -u -f qcow2 -F raw -b ../other/o.raw %s", mid), 0);
 	refused(q, EPERM, "layer 1 (", "mid.qcow2): backing file", "other/o.raw", NULL);
 
 	/* A chain deeper than the bound, all in the allowed folder. */
 	snprintf(prev, sizeof(prev), "%s/b.raw", base);
 	for (int i = 0; i < GM_CHAIN_MAX; i++) {
 		snprintf(cur, sizeof(cur), "%s/l%d.qcow2", base, i);
-		assert_int_equal(sh("qemu-img create -q -f qcow2 -u -b %s -F %s %s 1M", prev,
-				    i ? "qcow2" : "raw", cur),
+		assert_int_equal(sh("qemu-img create -q -f qcow2 -u -b %s -F %s %s 1M",
+				    prev, i ? "qcow2" : "raw", cur),
 				 0);
 		snprintf(prev, sizeof(prev), "%s", cur);
 	}
-	assert_int_equal(sh("qemu-img rebase -q -u -f qcow2 -F qcow2 -b %s %s", cur, q), 0);
+	assert_int_equal(sh("qemu-img rebase -q -u -f qcow2 -F qcow2 -b %s %s", cur, q),
+			 0);
 	refused(q, ELOOP, "deeper than", NULL);
 
 	allow_backing(NULL);
@@ -357,21 +362,25 @@ static void test_data_file(void **state)
 	snprintf(mid, sizeof(mid), "%s/mid.qcow2", base);
 	assert_int_equal(sh("mkdir %s %s/other", base, dir), 0);
 
-	assert_int_equal(sh("qemu-img create -q -f qcow2 -o data_file=%s/other/d.raw %s 1M",
-			    dir, q),
-			 0);
+	assert_int_equal(
+		sh("qemu-img create -q -f qcow2 -o data_file=%s/other/d.raw %s 1M", dir,
+		   q),
+		0);
 	allow_backing(base);
-	refused(q, EPERM, q, "data file", "other/d.raw is outside every allow-backing", NULL);
+	refused(q, EPERM, q, "data file", "other/d.raw is outside every allow-backing",
+		NULL);
 	allow_backing(NULL);
 	refused(q, EPERM, "data file", NULL);
 	allow_backing(dir);
 	assert_int_equal(accepted(q), 0);
 
 	/* A host file or device as data file: refused like a backing file. */
-	assert_int_equal(sh("qemu-img amend -q -f qcow2 -o data_file=/etc/shadow %s", q), 0);
+	assert_int_equal(sh("qemu-img amend -q -f qcow2 -o data_file=/etc/shadow %s", q),
+			 0);
 	refused(q, EPERM, "data file /etc/shadow is outside", NULL);
 	allow_backing("/");
-	assert_int_equal(sh("qemu-img amend -q -f qcow2 -o data_file=/dev/null %s", q), 0);
+	assert_int_equal(sh("qemu-img amend -q -f qcow2 -o data_file=/dev/null %s", q),
+			 0);
 	refused(q, EPERM, "data file /dev/null is a device node", NULL);
 	allow_backing(dir);
 	assert_int_equal(sh("qemu-img amend -q -f qcow2 -o data_file=d.raw %s", q), 0);
@@ -379,10 +388,11 @@ static void test_data_file(void **state)
 
 	/* A data file of a deeper layer is checked too, and that layer named. */
 	allow_backing(base);
-	assert_int_equal(sh("qemu-img create -q -f qcow2 -o data_file=%s/other/m.raw %s 1M "
-			    "&& qemu-img create -q -f qcow2 -u -b %s -F qcow2 %s 1M",
-			    dir, mid, mid, q),
-			 0);
+	assert_int_equal(
+		sh("qemu-img create -q -f qcow2 -o data_file=%s/other/m.raw %s 1M "
+		   "&& qemu-img create -q -f qcow2 -u -b %s -F qcow2 %s 1M",
+		   dir, mid, mid, q),
+		0);
 	refused(q, EPERM, "layer 1 (", "mid.qcow2): data file", "is outside", NULL);
 
 	allow_backing(NULL);

@@ -136,7 +136,8 @@ static void test_table_roundtrip(void **state)
 	assert_int_equal(t.nr_ctxs, 2);
 	assert_int_equal(guestctx_table_encode(&t, &blob, &len), 0);
 	assert_true(len < 1000); /* repetitive indexes compress well */
-	assert_int_equal(guestctx_table_decode(blob, len, 10000 * 8, "t", &back, &err), 0);
+	assert_int_equal(guestctx_table_decode(blob, len, 10000 * 8, "t", &back, &err),
+			 0);
 	assert_null(guestctx_of(&back, 0));
 	assert_int_equal(guestctx_of(&back, 1)->cr3, 0x2000);
 	assert_int_equal(guestctx_of(&back, 2)->vcpu_id, 1);

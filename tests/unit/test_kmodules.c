@@ -44,7 +44,8 @@ static int setup(void **state)
 	if (!f)
 		return -1;
 	fputs("fake_mod 8192 0 - Live 0xffffffffc0100000\n"
-	      "hidden 4096 0 - Live 0x0000000000000000\n", f);
+	      "hidden 4096 0 - Live 0x0000000000000000\n",
+	      f);
 	fclose(f);
 	return sh("cd %s && mkdir -p tree/kernel/drivers && "
 		  "cc -O1 -fno-pic -fno-asynchronous-unwind-tables -c m.c -o "
@@ -60,7 +61,7 @@ static int teardown(void **state)
 static void test_modules_placed_and_named(void **state)
 {
 	char list[256], tree[256];
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	struct dso_cache dsos;
 	struct kmodules km;
 	const struct dso *d = NULL;
@@ -89,12 +90,13 @@ static void test_modules_placed_and_named(void **state)
 
 static void test_missing_list_is_named(void **state)
 {
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	struct dso_cache dsos;
 	struct kmodules km;
 
 	dso_cache_init(&dsos);
-	assert_int_equal(kmodules_load(&km, "/nonexistent/modules", NULL, &dsos, &err), -ENOENT);
+	assert_int_equal(kmodules_load(&km, "/nonexistent/modules", NULL, &dsos, &err),
+			 -ENOENT);
 	assert_non_null(strstr(err.msg, "/nonexistent/modules"));
 	kmodules_release(&km);
 	dso_cache_release(&dsos);

@@ -327,8 +327,7 @@ static void test_guest_ctx_cap_fits_real_tables(void **state)
 
 	(void)state;
 	for (uint32_t i = 0; i < 10; i++) {
-		struct guest_ctx c = {100, i, 0x1000 * (i + 1),
-						  0xffffffff81000000};
+		struct guest_ctx c = {100, i, 0x1000 * (i + 1), 0xffffffff81000000};
 
 		assert_int_equal(guestctx_table_add(&t, &c), 0);
 	}

@@ -43,7 +43,7 @@ static uint64_t limit;
 
 static void load_path(struct outcome *o)
 {
-	struct kp_err err = { 0 };
+	struct kp_err err = {0};
 	struct symtab *st = NULL;
 
 	o->ret = symsrc_load_file(path, limit, &st, NULL, &err);

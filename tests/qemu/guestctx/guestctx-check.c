@@ -65,15 +65,15 @@ struct perf_sample_guest_ctx {
 #endif
 
 #define DATA_PAGES 64
-#define MAX_CPUS 64
-#define MAX_CTX 64
+#define MAX_CPUS   64
+#define MAX_CTX	   64
 
 /* The record for IP | TID | GUEST_CTX, in the kernel's output order. */
 struct sample {
 	struct perf_event_header header;
 	uint64_t ip;
 	uint32_t pid, tid;
-	struct perf_sample_guest_ctx ctx;	/* last: no AUX asked for */
+	struct perf_sample_guest_ctx ctx; /* last: no AUX asked for */
 };
 
 struct ctx_count {
@@ -96,7 +96,8 @@ static int perf_open(struct perf_event_attr *attr, int cpu)
 
 static const char *open_result(struct perf_event_attr *attr, pid_t pid, int cpu)
 {
-	int fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1,
+			      PERF_FLAG_FD_CLOEXEC);
 
 	if (fd >= 0) {
 		close(fd);
@@ -114,9 +115,9 @@ static int probe_permissions(struct perf_event_attr *attr)
 		int cpu;
 		int user_only;
 	} targets[] = {
-		{ "cpu-wide", -1, 0, 0 },
-		{ "self", 0, -1, 1 },
-		{ "pid1", 1, -1, 0 },
+		{"cpu-wide", -1, 0, 0},
+		{"self", 0, -1, 1},
+		{"pid1", 1, -1, 0},
 	};
 
 	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
@@ -182,7 +183,8 @@ static void handle(const unsigned char *rec)
 	memcpy(&s, rec, sizeof(s));
 	c = s.ctx;
 	mode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	if (mode == PERF_RECORD_MISC_GUEST_KERNEL || mode == PERF_RECORD_MISC_GUEST_USER) {
+	if (mode == PERF_RECORD_MISC_GUEST_KERNEL ||
+	    mode == PERF_RECORD_MISC_GUEST_USER) {
 		guest++;
 		if (memcmp(&c, &zero, sizeof(c)))
 			guest_nonzero++;
@@ -237,7 +239,7 @@ int main(int argc, char **argv)
 		.size = sizeof(attr),
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_period = 1000000,	/* ns: 1 ms */
+		.sample_period = 1000000, /* ns: 1 ms */
 		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_GUEST_CTX,
 		.disabled = 1,
 		.wakeup_events = 1,
@@ -262,7 +264,8 @@ int main(int argc, char **argv)
 			attr.sample_period = strtoull(optarg, NULL, 0);
 			break;
 		default:
-			fprintf(stderr, "usage: guestctx-check [-x] [-t SECONDS] [-p PERIOD_NS] | -P\n");
+			fprintf(stderr, "usage: guestctx-check [-x] [-t SECONDS] [-p "
+					"PERIOD_NS] | -P\n");
 			return 2;
 		}
 	}
@@ -272,8 +275,8 @@ int main(int argc, char **argv)
 	/* The bit after the new one must stay unknown: PERF_SAMPLE_MAX moved by one. */
 	attr.sample_type |= 1ULL << 26;
 	fd = perf_open(&attr, 0);
-	printf("probe-next-bit: %s\n", fd < 0 ? (errno == EINVAL ? "EINVAL" : strerror(errno))
-					      : "accepted");
+	printf("probe-next-bit: %s\n",
+	       fd < 0 ? (errno == EINVAL ? "EINVAL" : strerror(errno)) : "accepted");
 	if (fd >= 0)
 		close(fd);
 	attr.sample_type &= ~(1ULL << 26);
@@ -281,7 +284,8 @@ int main(int argc, char **argv)
 	for (int cpu = 0; cpu < ncpu; cpu++) {
 		fd = perf_open(&attr, cpu);
 		if (fd < 0) {
-			printf("open: %s (cpu %d)\n", errno == EINVAL ? "EINVAL" : strerror(errno), cpu);
+			printf("open: %s (cpu %d)\n",
+			       errno == EINVAL ? "EINVAL" : strerror(errno), cpu);
 			return 1;
 		}
 		rings[cpu] = mmap(NULL, (DATA_PAGES + 1) * page, PROT_READ | PROT_WRITE,
@@ -290,7 +294,7 @@ int main(int argc, char **argv)
 			printf("open: mmap: %s\n", strerror(errno));
 			return 1;
 		}
-		pfd[cpu] = (struct pollfd){ .fd = fd, .events = POLLIN };
+		pfd[cpu] = (struct pollfd){.fd = fd, .events = POLLIN};
 	}
 	printf("open: ok\n");
 	for (int cpu = 0; cpu < ncpu; cpu++)
@@ -309,14 +313,15 @@ int main(int argc, char **argv)
 	printf("samples: %lu\nbad-size: %lu\nguest-samples: %lu\nhost-samples: %lu\n"
 	       "host-nonzero: %lu\nguest-nonzero: %lu\nguest-reserved-nonzero: %lu\n"
 	       "lost: %lu\n",
-	       samples, bad_size, guest, host, host_nonzero, guest_nonzero, reserved_nonzero,
-	       lost);
+	       samples, bad_size, guest, host, host_nonzero, guest_nonzero,
+	       reserved_nonzero, lost);
 	if (ctx_overflow)
 		printf("ctx-overflow: more than %d distinct contexts\n", MAX_CTX);
 	for (int i = 0; i < nctx; i++)
-		printf("ctx: pid=%" PRIu32 " vcpu=%" PRIu32 " cr3=%#" PRIx64 " lstar=%#" PRIx64
-		       " mode=%s ip2m=%#" PRIx64 " n=%lu\n", ctxs[i].pid, ctxs[i].ctx.vcpu_id,
-		       (uint64_t)ctxs[i].ctx.pt_root, (uint64_t)ctxs[i].ctx.kernel_entry,
+		printf("ctx: pid=%" PRIu32 " vcpu=%" PRIu32 " cr3=%#" PRIx64
+		       " lstar=%#" PRIx64 " mode=%s ip2m=%#" PRIx64 " n=%lu\n",
+		       ctxs[i].pid, ctxs[i].ctx.vcpu_id, (uint64_t)ctxs[i].ctx.pt_root,
+		       (uint64_t)ctxs[i].ctx.kernel_entry,
 		       ctxs[i].user ? "user" : "kernel", ctxs[i].ip2m, ctxs[i].n);
 	return 0;
 }

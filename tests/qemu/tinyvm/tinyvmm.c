@@ -27,21 +27,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MEM_SIZE	(8u << 20)
-#define GDT_ADDR	0x1000
-#define CR3_A		0x2000
-#define CR3_B		0x3000
-#define PDPT_HIGH	0x4000
-#define PDPT_LOW_A	0x5000
-#define PD_LOW_A	0x6000
-#define PDPT_LOW_B	0x7000
-#define PD_HIGH		0x8000
-#define PD_LOW_B	0x9000
+#define MEM_SIZE   (8u << 20)
+#define GDT_ADDR   0x1000
+#define CR3_A	   0x2000
+#define CR3_B	   0x3000
+#define PDPT_HIGH  0x4000
+#define PDPT_LOW_A 0x5000
+#define PD_LOW_A   0x6000
+#define PDPT_LOW_B 0x7000
+#define PD_HIGH	   0x8000
+#define PD_LOW_B   0x9000
 
-#define PTE_P	 (1ull << 0)
-#define PTE_RW	 (1ull << 1)
-#define PTE_US	 (1ull << 2)
-#define PTE_PS	 (1ull << 7)
+#define PTE_P  (1ull << 0)
+#define PTE_RW (1ull << 1)
+#define PTE_US (1ull << 2)
+#define PTE_PS (1ull << 7)
 
 #define MSR_LSTAR 0xc0000082
 
@@ -86,10 +86,10 @@ static void build_gdt(uint8_t *mem)
 {
 	uint64_t *gdt = table(mem, GDT_ADDR);
 
-	gdt[1] = 0x00af9a000000ffffull;	/* 0x08 kernel code, 64-bit */
-	gdt[2] = 0x00cf92000000ffffull;	/* 0x10 kernel data */
-	gdt[3] = 0x00cff2000000ffffull;	/* 0x18 user data (sysret SS) */
-	gdt[4] = 0x00affa000000ffffull;	/* 0x20 user code, 64-bit (sysret CS) */
+	gdt[1] = 0x00af9a000000ffffull; /* 0x08 kernel code, 64-bit */
+	gdt[2] = 0x00cf92000000ffffull; /* 0x10 kernel data */
+	gdt[3] = 0x00cff2000000ffffull; /* 0x18 user data (sysret SS) */
+	gdt[4] = 0x00affa000000ffffull; /* 0x20 user code, 64-bit (sysret CS) */
 }
 
 static uint64_t load_elf(const char *path, uint8_t *mem)
@@ -116,7 +116,8 @@ static uint64_t load_elf(const char *path, uint8_t *mem)
 			continue;
 		if (ph->p_paddr + ph->p_memsz > MEM_SIZE ||
 		    ph->p_offset + ph->p_filesz > (uint64_t)sb.st_size) {
-			fprintf(stderr, "tinyvmm: %s: segment %d out of range\n", path, i);
+			fprintf(stderr, "tinyvmm: %s: segment %d out of range\n", path,
+				i);
 			exit(1);
 		}
 		memcpy(mem + ph->p_paddr, p + ph->p_offset, ph->p_filesz);
@@ -128,7 +129,8 @@ static uint64_t load_elf(const char *path, uint8_t *mem)
 /* Long mode and SYSCALL must be in the vCPU's CPUID, or KVM refuses EFER.LME/SCE. */
 static void set_cpuid(int kvm, int vcpu)
 {
-	struct kvm_cpuid2 *cpuid = calloc(1, sizeof(*cpuid) + 256 * sizeof(cpuid->entries[0]));
+	struct kvm_cpuid2 *cpuid =
+		calloc(1, sizeof(*cpuid) + 256 * sizeof(cpuid->entries[0]));
 
 	if (!cpuid)
 		die("calloc");
@@ -156,7 +158,7 @@ static void set_segment(struct kvm_segment *s, uint16_t sel, uint8_t type, bool 
 static void enter_long_mode(int vcpu, uint64_t entry, uint64_t exits)
 {
 	struct kvm_sregs sregs;
-	struct kvm_regs regs = { 0 };
+	struct kvm_regs regs = {0};
 
 	if (ioctl(vcpu, KVM_GET_SREGS, &sregs))
 		die("KVM_GET_SREGS");
@@ -165,10 +167,10 @@ static void enter_long_mode(int vcpu, uint64_t entry, uint64_t exits)
 	sregs.es = sregs.fs = sregs.gs = sregs.ss = sregs.ds;
 	sregs.gdt.base = GDT_ADDR;
 	sregs.gdt.limit = 5 * 8 - 1;
-	sregs.cr0 = 0x80050033;		/* PG WP NE ET MP PE */
+	sregs.cr0 = 0x80050033; /* PG WP NE ET MP PE */
 	sregs.cr3 = CR3_A;
-	sregs.cr4 = 0x20;		/* PAE */
-	sregs.efer = 0x501;		/* LMA LME SCE */
+	sregs.cr4 = 0x20;   /* PAE */
+	sregs.efer = 0x501; /* LMA LME SCE */
 	if (ioctl(vcpu, KVM_SET_SREGS, &sregs))
 		die("KVM_SET_SREGS");
 	regs.rip = entry;
@@ -183,7 +185,7 @@ static uint64_t read_lstar(int vcpu)
 	struct {
 		struct kvm_msrs hdr;
 		struct kvm_msr_entry e;
-	} m = { .hdr.nmsrs = 1, .e.index = MSR_LSTAR };
+	} m = {.hdr.nmsrs = 1, .e.index = MSR_LSTAR};
 
 	if (ioctl(vcpu, KVM_GET_MSRS, &m) != 1)
 		die("KVM_GET_MSRS");
@@ -226,8 +228,8 @@ static void run(int vcpu, struct kvm_run *kr)
 
 int main(int argc, char **argv)
 {
-	struct kvm_userspace_memory_region region = { 0 };
-	struct sigaction sa = { .sa_handler = on_alarm };
+	struct kvm_userspace_memory_region region = {0};
+	struct sigaction sa = {.sa_handler = on_alarm};
 	const char *payload = NULL;
 	unsigned seconds = 5;
 	unsigned long exits = 0;
@@ -238,7 +240,7 @@ int main(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-name") && i + 1 < argc)
-			i++;	/* identifies the guest to profilers, as with QEMU */
+			i++; /* identifies the guest to profilers, as with QEMU */
 		else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
 			seconds = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--exits") && i + 1 < argc)
@@ -247,8 +249,8 @@ int main(int argc, char **argv)
 			payload = argv[i];
 	}
 	if (!payload) {
-		fprintf(stderr,
-			"usage: tinyvmm [-name guest=NAME] [--seconds N] [--exits N] PAYLOAD.elf\n");
+		fprintf(stderr, "usage: tinyvmm [-name guest=NAME] [--seconds N] "
+				"[--exits N] PAYLOAD.elf\n");
 		return 2;
 	}
 	kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
@@ -257,7 +259,8 @@ int main(int argc, char **argv)
 	vm = ioctl(kvm, KVM_CREATE_VM, 0);
 	if (vm < 0)
 		die("KVM_CREATE_VM");
-	mem = mmap(NULL, MEM_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	mem = mmap(NULL, MEM_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
 	if (mem == MAP_FAILED)
 		die("mmap");
 	region.memory_size = MEM_SIZE;
@@ -279,8 +282,8 @@ int main(int argc, char **argv)
 	sigaction(SIGALRM, &sa, NULL);
 	alarm(seconds);
 	run(vcpu, kr);
-	printf("tinyvmm: pid %d vcpu 0 cr3 %#x %#x lstar %#llx\n", (int)getpid(), CR3_A, CR3_B,
-	       (unsigned long long)read_lstar(vcpu));
+	printf("tinyvmm: pid %d vcpu 0 cr3 %#x %#x lstar %#llx\n", (int)getpid(), CR3_A,
+	       CR3_B, (unsigned long long)read_lstar(vcpu));
 	if (exits)
 		printf("tinyvmm: port 0x80 writes handled: %lu\n", io_exits);
 	return 0;

@@ -321,7 +321,8 @@ static void test_bucket_index_matches_linear_search(void **state)
  * kernel's modules) above, among, or below the rest; in no order at all.
  * Checked against a reference: a stable insertion sort of the same adds.
  */
-static void check_sort(uint64_t *x, size_t n, size_t in_order, uint64_t tail_base)
+static void check_sort(uint64_t *x, size_t n, size_t in_order, uint64_t tail_base,
+		       uint64_t stride)
 {
 	struct symtab *st = symtab_new();
 	uint64_t *addr = calloc(n, sizeof(*addr));
@@ -335,7 +336,7 @@ static void check_sort(uint64_t *x, size_t n, size_t in_order, uint64_t tail_bas
 		if (i < in_order)
 			addr[i] = (i ? addr[i - 1] : 0x1000) + next_random(x) % 3 * 16;
 		else
-			addr[i] = tail_base + next_random(x) % (n * 8) * 2;
+			addr[i] = tail_base + next_random(x) % (n * 8) * stride;
 		snprintf(name, sizeof(name), "s%zu", i);
 		assert_int_equal(symtab_add(st, addr[i], 't', name, NULL), 0);
 	}
@@ -363,12 +364,14 @@ static void test_sort_is_stable(void **state)
 {
 	uint64_t x = 0x9e3779b97f4a7c15ULL;
 
-	check_sort(&x, 3000, 3000, 0);		/* all in order */
-	check_sort(&x, 3000, 2500, 1ULL << 40); /* a tail above the rest */
-	check_sort(&x, 3000, 2500, 0x1000);	/* a tail among the rest */
-	check_sort(&x, 3000, 2500, 0);		/* a tail below, and equal to some */
-	check_sort(&x, 3000, 1, 0x1000);	/* no order */
-	check_sort(&x, 1, 1, 0);
+	check_sort(&x, 3000, 3000, 0, 2);	   /* all in order */
+	check_sort(&x, 3000, 2500, 1ULL << 40, 2); /* a tail above the rest */
+	check_sort(&x, 3000, 2500, 0x1000, 2);	   /* a tail among the rest */
+	check_sort(&x, 3000, 2500, 0, 2);	   /* a tail below, and equal to some */
+	check_sort(&x, 3000, 1, 0x1000, 2);	   /* no order */
+	/* Addresses that differ in every byte, wrapping around. */
+	check_sort(&x, 3000, 1, 0, 0x00f1e2d3c4b5a697ULL);
+	check_sort(&x, 1, 1, 0, 2);
 }
 
 static void test_text_bound_names_fit_their_max(void **state)

@@ -152,7 +152,7 @@ int symtab_add_len(struct symtab *st, uint64_t addr, char type, const char *name
 	sym->module = intern_module(st, module);
 	if (!sym->name || (module && !sym->module))
 		return -ENOMEM;
-	st->in_order += st->in_order == st->nr && (!st->nr || sym[-1].addr <= addr);
+	symtab_note_order(st, addr);
 	st->nr++;
 	st->sorted = false;
 	return 0;
@@ -164,7 +164,6 @@ int symtab_add(struct symtab *st, uint64_t addr, char type, const char *name,
 	return symtab_add_len(st, addr, type, name, strlen(name), module);
 }
 
-/* A symbol's place in the sort: its address, then where it was added. */
 /* A symbol's place in the sort: its address, and where it was added. */
 struct sort_key {
 	uint64_t addr;

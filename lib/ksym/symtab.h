@@ -143,6 +143,13 @@ static inline const char *symtab_name_in_room(struct symtab *st, const char *nam
 	return room;
 }
 
+/* Before the symbol at syms[nr] is counted: does it keep the table in order? */
+static inline void symtab_note_order(struct symtab *st, uint64_t addr)
+{
+	st->in_order +=
+		st->in_order == st->nr && (!st->nr || st->syms[st->nr - 1].addr <= addr);
+}
+
 /*
  * symtab_add_len() of a core-kernel symbol (no module), inline for the
  * sources that add hundreds of thousands: no call per symbol, as long as
@@ -160,7 +167,7 @@ static inline int symtab_add_core(struct symtab *st, uint64_t addr, char type,
 	st->by_name = NULL;
 	st->sorted = false;
 	sym = &st->syms[st->nr];
-	st->in_order += st->in_order == st->nr && (!st->nr || sym[-1].addr <= addr);
+	symtab_note_order(st, addr);
 	st->nr++;
 	*sym = (struct ksym){.addr = addr, .name = copy, .type = type};
 	return 0;

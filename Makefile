@@ -364,4 +364,4 @@ uninstall:
 FORCE:
 
 -include $(LIB_OBJ:.o=.d) $(PROF_OBJ:.o=.d) $(MOUNT_OBJ:.o=.d) $(UNIT_BIN:=.d) $(BENCH_BIN:=.d) \
-	 $(FUZZ_OBJ:.o=.d) $(FUZZ_BIN:=.d)
+	 $(FUZZ_OBJ:.o=.d) $(FUZZ_BIN:=.d) $(BUILD)/tests/kallsyms_words.d

@@ -104,7 +104,7 @@ static int add_entry(struct symtab *st, uint64_t addr, uint64_t size, const char
 	free(pretty);
 	ret = symtab_add(st, addr, 'T', name, NULL);
 	if (!ret)
-		st->syms[st->nr - 1].size = size;
+		st->syms[st->nr - 1].size = ksym_size_cap(size);
 	return ret;
 }
 

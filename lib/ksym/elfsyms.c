@@ -130,7 +130,7 @@ static int add_symbol(struct symtab *st, const GElf_Sym *sym, uint64_t addr, cha
 
 	/* User-space lookups stop at the ELF size, as perf's do: padding is not code. */
 	if (!ret && user)
-		st->syms[st->nr - 1].size = sym->st_size;
+		st->syms[st->nr - 1].size = ksym_size_cap(sym->st_size);
 	free(pretty);
 	return ret;
 }

@@ -148,10 +148,11 @@ static int fill_table(const uint8_t *raw, size_t len, const char *what, struct s
 		if (name_off[i] >= h.names_len ||
 		    (mod_off[i] != NO_MODULE && mod_off[i] >= h.names_len))
 			return bad(err, what, "name offset out of range");
-		st->syms[i] =
-			(struct ksym){addrs[i], 0, names + name_off[i],
-				      mod_off[i] == NO_MODULE ? NULL : names + mod_off[i],
-				      (char)types[i]};
+		st->syms[i] = (struct ksym){
+			.addr = addrs[i],
+			.name = names + name_off[i],
+			.module = mod_off[i] == NO_MODULE ? NULL : names + mod_off[i],
+			.type = (char)types[i]};
 	}
 	st->nr = h.nr;
 	return symtab_finish(st) ? kp_errorf(err, ENOMEM, "%s: out of memory", what) : 0;

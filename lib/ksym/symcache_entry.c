@@ -184,9 +184,11 @@ static int take_syms(const struct entry_header *h, const uint8_t *e, struct symt
 		if (!out)
 			return -ENOMEM;
 		for (size_t i = 0; i < h->nr; i++)
-			out[i] = (struct ksym){in[i].addr, in[i].size,
-					       moved(in[i].name, delta),
-					       moved(in[i].module, delta), in[i].type};
+			out[i] = (struct ksym){.addr = in[i].addr,
+					       .size = in[i].size,
+					       .name = moved(in[i].name, delta),
+					       .module = moved(in[i].module, delta),
+					       .type = in[i].type};
 	}
 	st->syms = out;
 	st->syms_in_map = !delta;

@@ -29,7 +29,7 @@
 #include "base/err.h"
 #include "symtab.h"
 
-#define SYMCACHE_ENTRY_MAGIC "KPSYMC3"
+#define SYMCACHE_ENTRY_MAGIC "KPSYMC4"
 
 /* Everything a stat() says that a change to the file would change. */
 struct image_id {

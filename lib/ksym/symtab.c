@@ -416,12 +416,13 @@ static int index_and_size(struct symtab *st)
 		if (j == i + 1) { /* most addresses have one name: nothing to choose */
 			best[n] = (uint32_t)i;
 			if (!bounded || !syms[i].size)
-				syms[i].size = next;
+				syms[i].size = ksym_size_cap(next);
 		} else {
 			best[n] = best_alias(st, i, j);
 			for (size_t k = i; k < j; k++)
 				if (!bounded || !syms[k].size)
-					syms[k].size = k + 1 < j ? 0 : next;
+					syms[k].size =
+						k + 1 < j ? 0 : ksym_size_cap(next);
 		}
 		addrs[n] = addr;
 		/* Bucket numbers from addresses: a bucket's start (b << shift) can

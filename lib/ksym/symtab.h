@@ -21,13 +21,30 @@
 #define KP_BUILD_ID_MAX 20
 #define KP_SLIDE_ALIGN	(2ULL << 20) /* x86-64 KASLR moves the kernel in 2 MiB steps */
 
+/*
+ * 32 bytes: a guest kernel's table is 160k of these, every byte of it
+ * fresh memory the kernel zeroes on first touch, or a symbol cache entry's
+ * pages to map. So the size is 32 bits, capped (ksym_size_cap()): no
+ * function is 4 GiB long; only distances are, such as from the per-CPU
+ * symbols at 0 to the kernel's text.
+ */
 struct ksym {
-	uint64_t addr; /* link-time address */
-	uint64_t size; /* from the source when known, else distance to the next symbol */
+	uint64_t addr;	    /* link-time address */
 	const char *name;   /* owned by the table */
 	const char *module; /* NULL for the core kernel */
+	uint32_t size;	    /* from the source when known, else distance to the next
+			       symbol; at most UINT32_MAX */
 	char type;	    /* nm-style type letter: t T d D r R b B a A w W ... */
 };
+
+#if UINTPTR_MAX == UINT64_MAX
+_Static_assert(sizeof(struct ksym) == 32, "struct ksym stays 32 bytes");
+#endif
+
+static inline uint32_t ksym_size_cap(uint64_t size)
+{
+	return size < UINT32_MAX ? (uint32_t)size : UINT32_MAX;
+}
 
 struct arena;
 

@@ -68,10 +68,11 @@ for dir in $debian_dirs; do
 	lookup "$addr" >"$TMP/lookup.out"
 	check "$ver: a damaged cache entry still serves lookups" \
 		grep -qE "^$addr (do_syscall_64\+0x0|\[unknown\])\$" "$TMP/lookup.out"
-	# Symbol 26250 lies in the damaged bytes (the 344-byte header, then 40
-	# bytes a symbol): its name pointer is all ones, and it is not found.
+	# Symbol 32800 lies in the damaged bytes, 1 MiB on (the 344-byte
+	# header, then 32 bytes a symbol): its name pointer is all ones, and it
+	# is not found.
 	damage_entry
-	line=$(awk 'NR == 26251' "$TMP/$ver.syms")
+	line=$(awk 'NR == 32801' "$TMP/$ver.syms")
 	addr=${line%% *}
 	lookup "$addr" >"$TMP/lookup.out"
 	check "$ver: a symbol in the damaged bytes is not found" grep -qx "$addr \[unknown\]" "$TMP/lookup.out"

@@ -43,6 +43,34 @@ static void test_sorted_and_sizes(void **state)
 	symtab_free(st);
 }
 
+/*
+ * A distance of 4 GiB or more (per-CPU symbols at 0, the text at the top)
+ * is kept as the most a size holds, not wrapped to a short one.
+ */
+static void test_sizes_capped(void **state)
+{
+	struct symtab *st = symtab_new();
+	const struct ksym *s;
+	uint64_t off;
+
+	assert_int_equal(symtab_add(st, 0, 'A', "fixed_percpu_data", NULL), 0);
+	assert_int_equal(symtab_add(st, 0x10000, 'A', "cpu_number", NULL), 0);
+	assert_int_equal(symtab_add(st, 0xffffffff81000000, 'T', "_text", NULL), 0);
+	assert_int_equal(symtab_add(st, 0xffffffff81001000, 'T', "_etext", NULL), 0);
+	assert_int_equal(symtab_finish(st), 0);
+	assert_int_equal(st->syms[0].size, 0x10000);
+	assert_int_equal(st->syms[1].size, UINT32_MAX);
+	assert_int_equal(st->syms[2].size, 0x1000);
+	/* Distances do not bound lookups: an address far past still names it. */
+	s = symtab_lookup(st, 0x200000000, 0, &off);
+	assert_non_null(s);
+	assert_string_equal(s->name, "cpu_number");
+	assert_int_equal(off, 0x200000000 - 0x10000);
+	assert_int_equal(ksym_size_cap(0x100000000), UINT32_MAX);
+	assert_int_equal(ksym_size_cap(UINT32_MAX - 1), UINT32_MAX - 1);
+	symtab_free(st);
+}
+
 static void test_lookup_offsets(void **state)
 {
 	struct symtab *st = sample_table();
@@ -385,6 +413,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sorted_and_sizes),
+		cmocka_unit_test(test_sizes_capped),
 		cmocka_unit_test(test_lookup_offsets),
 		cmocka_unit_test(test_lookup_text_range),
 		cmocka_unit_test(test_slide_from_anchor),

@@ -135,13 +135,104 @@ static int add_symbol(struct symtab *st, const GElf_Sym *sym, uint64_t addr, cha
 	return ret;
 }
 
+/*
+ * One symbol table as read_symbols() walks it. libelf's calls per symbol
+ * (gelf_getsym() and elf_strptr() alone were 9% of a host report's
+ * profile, with elf_getscn() and gelf_getshdr() for its section) are
+ * avoided: a 64-bit table is read where libelf holds it, names straight
+ * from their section once it is known to end in a NUL, and each section's
+ * header once. Anything else takes libelf's calls, as before.
+ */
+#define SYMREADER_SECTIONS 4096 /* headers kept; a linked file has a few dozen */
+
+struct section_slot {
+	GElf_Shdr shdr;
+	uint8_t state; /* 0: not read yet, 1: read, 2: none */
+};
+
+struct symreader {
+	Elf *elf;
+	Elf_Data *data;
+	const GElf_Sym *direct; /* the table in place (GElf_Sym is Elf64_Sym) */
+	size_t link;		/* the names' section */
+	const char *names;	/* in place, NUL-terminated at names_len - 1 */
+	size_t names_len;
+	struct section_slot *secs; /* SYMREADER_SECTIONS at most, else none */
+	size_t nr_secs;
+};
+
+static void names_in_place(struct symreader *r)
+{
+	Elf_Scn *scn = elf_getscn(r->elf, r->link);
+	GElf_Shdr shdr;
+	Elf_Data *d;
+
+	if (!scn || !gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_STRTAB)
+		return;
+	d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf || !d->d_size || d->d_size != shdr.sh_size ||
+	    ((const char *)d->d_buf)[d->d_size - 1])
+		return;
+	r->names = d->d_buf;
+	r->names_len = d->d_size;
+}
+
+static void symreader_init(struct symreader *r, Elf *elf, Elf_Data *data,
+			   const GElf_Shdr *table, size_t n)
+{
+	size_t shnum;
+
+	memset(r, 0, sizeof(*r));
+	r->elf = elf;
+	r->data = data;
+	r->link = table->sh_link;
+	if (gelf_getclass(elf) == ELFCLASS64 && data->d_type == ELF_T_SYM &&
+	    table->sh_entsize == sizeof(Elf64_Sym) && data->d_buf &&
+	    data->d_size / sizeof(Elf64_Sym) >= n)
+		r->direct = data->d_buf;
+	names_in_place(r);
+	if (!elf_getshdrnum(elf, &shnum) && shnum <= SYMREADER_SECTIONS) {
+		r->secs = calloc(shnum ? shnum : 1, sizeof(*r->secs));
+		r->nr_secs = r->secs ? shnum : 0;
+	}
+}
+
+static const GElf_Sym *symreader_sym(const struct symreader *r, size_t i, GElf_Sym *tmp)
+{
+	return r->direct ? &r->direct[i] : gelf_getsym(r->data, (int)i, tmp);
+}
+
+static const char *symreader_name(const struct symreader *r, size_t off)
+{
+	if (r->names)
+		return off < r->names_len ? r->names + off : NULL;
+	return elf_strptr(r->elf, r->link, off);
+}
+
+/* The header of the section @shndx, or NULL when there is none. */
+static const GElf_Shdr *symreader_section(struct symreader *r, size_t shndx,
+					  GElf_Shdr *tmp)
+{
+	if (shndx >= SHN_LORESERVE)
+		return NULL;
+	if (shndx >= r->nr_secs)
+		return gelf_getshdr(elf_getscn(r->elf, shndx), tmp);
+	if (!r->secs[shndx].state)
+		r->secs[shndx].state =
+			gelf_getshdr(elf_getscn(r->elf, shndx), &r->secs[shndx].shdr) ? 1
+										      : 2;
+	return r->secs[shndx].state == 1 ? &r->secs[shndx].shdr : NULL;
+}
+
 static int read_symbols(Elf *elf, const char *what, struct symtab *st, const char *module,
 			const struct sym_filter *flt, struct kp_err *err)
 {
-	GElf_Shdr shdr, sec;
+	GElf_Shdr shdr;
 	Elf_Scn *scn = find_section_type(elf, flt->table, &shdr);
+	struct symreader r;
 	Elf_Data *data;
 	size_t n;
+	int ret = 0;
 
 	if (!scn)
 		return kp_errorf(err, ENODATA, "%s: no %s (stripped)", what,
@@ -150,31 +241,37 @@ static int read_symbols(Elf *elf, const char *what, struct symtab *st, const cha
 	if (!data || !shdr.sh_entsize)
 		return kp_errorf(err, EINVAL, "%s: unreadable .symtab", what);
 	n = shdr.sh_size / shdr.sh_entsize;
+	symreader_init(&r, elf, data, &shdr, n);
 	for (size_t i = 1; i < n; i++) {
-		GElf_Sym sym;
+		GElf_Sym tmp;
+		GElf_Shdr sec_tmp;
+		const GElf_Sym *sym = symreader_sym(&r, i, &tmp);
+		const GElf_Shdr *sec;
 		const char *name;
-		bool keep = true, have_sec;
+		bool keep = true;
 		uint64_t base;
 
-		if (!gelf_getsym(data, (int)i, &sym))
-			return kp_errorf(err, EINVAL, "%s: bad symbol %zu", what, i);
-		name = elf_strptr(elf, shdr.sh_link, sym.st_name);
-		if (!wanted_symbol(&sym, name))
+		if (!sym) {
+			ret = kp_errorf(err, EINVAL, "%s: bad symbol %zu", what, i);
+			break;
+		}
+		name = symreader_name(&r, sym->st_name);
+		if (!wanted_symbol(sym, name))
 			continue;
-		have_sec = sym.st_shndx < SHN_LORESERVE &&
-			   gelf_getshdr(elf_getscn(elf, sym.st_shndx), &sec);
-		if (flt->functions_only &&
-		    !is_function(elf, &sym, have_sec ? &sec : NULL))
+		sec = symreader_section(&r, sym->st_shndx, &sec_tmp);
+		if (flt->functions_only && !is_function(elf, sym, sec))
 			continue;
-		base = flt->base_of ? flt->base_of(flt->ctx, sym.st_shndx, &keep) : 0;
+		base = flt->base_of ? flt->base_of(flt->ctx, sym->st_shndx, &keep) : 0;
 		if (!keep)
 			continue;
-		if (add_symbol(st, &sym, base + sym.st_value,
-			       nm_type(&sym, have_sec ? &sec : NULL), name, module,
-			       flt->demangle))
-			return kp_errorf(err, ENOMEM, "%s: out of memory", what);
+		if (add_symbol(st, sym, base + sym->st_value, nm_type(sym, sec), name,
+			       module, flt->demangle)) {
+			ret = kp_errorf(err, ENOMEM, "%s: out of memory", what);
+			break;
+		}
 	}
-	return 0;
+	free(r.secs);
+	return ret;
 }
 
 static void read_build_id(Elf *elf, struct symtab *st)

@@ -68,7 +68,10 @@ static int setup(void **state)
 	f = fopen(strcat(strcpy((char[256]){0}, dir), "/labels.c"), "w");
 	fputs(labels_src, f);
 	fclose(f);
-	if (sh("cd %s && cc -O1 -fPIC -shared -nostdlib labels.c -o labels.so", dir))
+	/* And as a 32-bit (x32) object: its symbols take libelf's calls. */
+	if (sh("cd %s && cc -O1 -fPIC -shared -nostdlib labels.c -o labels.so && "
+	       "cc -mx32 -O1 -fPIC -shared -nostdlib labels.c -o labels32.so",
+	       dir))
 		return -1;
 	f = fopen(strcat(strcpy((char[256]){0}, dir), "/plt.c"), "w");
 	fputs(plt_src, f);
@@ -264,22 +267,21 @@ static uint64_t nm_address(const char *file, const char *name)
 	return addr;
 }
 
-static void test_user_code_labels(void **state)
+static void check_code_labels(const char *file)
 {
 	char path[256];
 	struct kp_err err = {0};
 	struct kp_mapping map;
 	struct symtab *st = symtab_new();
-	uint64_t entry = nm_address("labels.so", "entry_label");
-	uint64_t local = nm_address("labels.so", "local_label");
-	uint64_t after = nm_address("labels.so", "after_labels");
+	uint64_t entry = nm_address(file, "entry_label");
+	uint64_t local = nm_address(file, "local_label");
+	uint64_t after = nm_address(file, "after_labels");
 	const struct ksym *sym;
 	uint64_t off;
 
-	(void)state;
 	assert_non_null(st);
 	assert_true(entry && local == entry + 4 && after > local);
-	snprintf(path, sizeof(path), "%s/labels.so", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	assert_int_equal(kp_map_file(path, KP_FILE_MAX, &map, &err), 0);
 	if (elfsyms_load_user(map.data, map.len, path, st, NULL, &err))
 		fail_msg("%s", err.msg);
@@ -298,6 +300,13 @@ static void test_user_code_labels(void **state)
 	for (size_t i = 0; i < st->nr; i++)
 		assert_string_not_equal(st->syms[i].name, "data_label");
 	symtab_free(st);
+}
+
+static void test_user_code_labels(void **state)
+{
+	(void)state;
+	check_code_labels("labels.so");
+	check_code_labels("labels32.so");
 }
 
 /* objdump's address for "<@name>:" in @file's disassembly, or 0. */

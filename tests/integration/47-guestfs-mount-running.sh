@@ -21,23 +21,41 @@ OUT=$BUILD/l1-results/guestmount
 rm -rf "$OUT" && mkdir -p "$OUT" "$BUILD/l2"
 "$REPO/tests/qemu/make-l2-initrd.sh" "$BUILD/l2/initrd.gz"
 t0=$SECONDS
+# L1 ended (or was stopped at its time limit) while its script still waited
+# for the appliance, which never came up: its status has no "inspected:"
+# line and no daemon log says "appliance up". Seen once: the first launch
+# failed at once, the second never came up, and L1 wrote nothing more for
+# the rest of its 900 s, not even the script's own 150 s timeouts.
+lost_in_nested_launch() {
+	[ $rc -ne 0 ] && ! grep -qs '^inspected:' "$OUT/status" &&
+		! grep -qs 'appliance up' "$OUT"/gm-*.log
+}
 # L1 itself, software-emulated, now and then resets while the appliance it
-# nests starts under KVM (no panic, no status written: seen once in 30 s).
-# Such a run is tried once more, and said; any other failure counts.
+# nests starts under KVM (no panic, no status written: seen once in 30 s),
+# or stops making progress there. Such a run is tried once more, and said;
+# any other failure counts.
 for attempt in 1 2; do
 	"$REPO/tests/qemu/l1-run.sh" -t 900 "$OUT" "$REPO/tests/qemu/guestmount-l1.sh" "$BUILD" \
 		"$REPO" "$VMLINUZ" "$BUILD/l2/initrd.gz" "$IMG/deb-2part.qcow2"
 	rc=$?
-	[ $rc -ne 0 ] && [ ! -s "$OUT/status" ] && [ $attempt -eq 1 ] || break
-	echo "# retried: L1 ended after $((SECONDS - t0)) s without writing its status (status $rc)"
+	[ $attempt -eq 1 ] && { { [ $rc -ne 0 ] && [ ! -s "$OUT/status" ]; } ||
+		lost_in_nested_launch; } || break
+	echo "# retried: L1 ended after $((SECONDS - t0)) s (status $rc) before the nested" \
+		"appliance came up; its status: $(tail -1 "$OUT/status" 2>/dev/null)"
 done
 echo "# L1 boot + inspection + L2 run: $((SECONDS - t0)) s"
 sed 's/^/# /' "$OUT/status" 2>/dev/null
 grep -E 'appliance up|inspection found|ready' "$OUT/gm.log" 2>/dev/null | sed 's/^/# /'
-check "L1 run completes" test $rc -eq 0
 # The appliance nested in L1 (KVM under TCG) now and then never boots. When
-# it never came up in any of the L1 script's attempts, nothing here is the
-# project's doing: say so and stop. A stall after it came up is a failure.
+# it never came up in any of the L1 script's attempts, or L1 stopped while
+# it was still coming up, twice, nothing here is the project's doing: say
+# so and stop. A stall after it came up is a failure.
+if lost_in_nested_launch; then
+	skip "guestfs-mount on a running guest in L1" \
+		"L1 ended twice before the libguestfs appliance nested in it came up (status $rc; last status: $(tail -1 "$OUT/status" 2>/dev/null))"
+	exit 0
+fi
+check "L1 run completes" test $rc -eq 0
 if grep -q '^inspection: gave up' "$OUT/status" &&
 	! grep -q 'appliance up: yes' "$OUT/status"; then
 	skip "guestfs-mount on a running guest in L1" \

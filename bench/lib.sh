@@ -76,3 +76,13 @@ compile_lib() {
 	(cd "$REPO" && printf '%s\n' lib/*/*.c | head -n "${1:-100000}" |
 		xargs -P2 -n4 sh -c 'for f; do cc -O2 -g -Ilib -c "$f" -o /dev/null 2>/dev/null; done' sh)
 }
+
+# parent_cpu_ns: the CPU time of every thread of this shell's parent, in ns
+# (the recorder, for a workload it runs).
+parent_cpu_ns() {
+	local t=0 ns rest
+	for f in /proc/$PPID/task/*/schedstat; do
+		read -r ns rest <"$f" && t=$((t + ns))
+	done
+	echo "$t"
+}

@@ -292,6 +292,18 @@ int pd_writer_set_feature(struct pd_writer *w, int feat, const void *data, size_
 int pd_writer_set_build_ids(struct pd_writer *w, const struct pd_build_id *ids,
 			    size_t nr);
 uint64_t pd_writer_data_size(const struct pd_writer *w);
+
+typedef int (*pd_record_fn)(void *ctx, const struct perf_event_header *ev);
+
+/*
+ * Hand @fn each record of the data section from offset @from to @to (both
+ * at record boundaries, @to at most pd_writer_data_size()), read back from
+ * the file after a flush: for records written unread. A record whose size
+ * is impossible, or that runs past @to, is an error naming its offset.
+ * @fn returning nonzero stops the read, which returns that value.
+ */
+int pd_writer_read_back(struct pd_writer *w, uint64_t from, uint64_t to, pd_record_fn fn,
+			void *ctx, struct kp_err *err);
 /*
  * Write features and the final header, then move the file into place. An
  * existing file at @path is kept as @path.old, as perf does.

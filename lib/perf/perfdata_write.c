@@ -311,6 +311,78 @@ uint64_t pd_writer_data_size(const struct pd_writer *w)
 	return w->data_size;
 }
 
+/* Read-back pieces: any record (at most 64 KiB) fits in one. */
+#define READ_BACK_SIZE (1 << 20)
+
+/*
+ * The whole records at the start of @buf (@len bytes, from data offset
+ * @at) to @fn; the bytes they take in *@used. A record cut at the end is
+ * left for the next piece, unless @last says there is none.
+ */
+static int read_back_piece(const struct pd_writer *w, const uint8_t *buf, size_t len,
+			   uint64_t at, bool last, pd_record_fn fn, void *ctx,
+			   size_t *used, struct kp_err *err)
+{
+	size_t p = 0;
+
+	while (len - p >= sizeof(struct perf_event_header)) {
+		const struct perf_event_header *h = (const void *)(buf + p);
+		int ret;
+
+		if (h->size < sizeof(*h))
+			return kp_errorf(err, EINVAL,
+					 "%s: record at data offset %llu has size %u",
+					 w->path, (unsigned long long)(at + p), h->size);
+		if (h->size > len - p)
+			break;
+		ret = fn(ctx, h);
+		if (ret)
+			return ret;
+		p += h->size;
+	}
+	if (p < len && (last || !p))
+		return kp_errorf(err, EINVAL,
+				 "%s: record at data offset %llu is cut short", w->path,
+				 (unsigned long long)(at + p));
+	*used = p;
+	return 0;
+}
+
+int pd_writer_read_back(struct pd_writer *w, uint64_t from, uint64_t to, pd_record_fn fn,
+			void *ctx, struct kp_err *err)
+{
+	uint8_t *buf;
+	int ret;
+
+	if (from > to || to > w->data_size)
+		return kp_errorf(err, EINVAL, "%s: no data between %llu and %llu",
+				 w->path, (unsigned long long)from,
+				 (unsigned long long)to);
+	if (from == to)
+		return 0;
+	if (pd_writer_flush(w, err))
+		return -err->code;
+	buf = malloc(READ_BACK_SIZE);
+	if (!buf)
+		return kp_errorf(err, ENOMEM, "out of memory");
+	for (ret = 0; !ret && from < to;) {
+		size_t len = to - from < READ_BACK_SIZE ? to - from : READ_BACK_SIZE;
+		size_t used = 0;
+		ssize_t got = pread(w->fd, buf, len, (off_t)(w->data_start + from));
+
+		if (got != (ssize_t)len)
+			ret = kp_errorf(err, got < 0 ? errno : EIO,
+					"%s: reading back: %s", w->path,
+					got < 0 ? strerror(errno) : "short read");
+		else
+			ret = read_back_piece(w, buf, len, from, from + len == to, fn,
+					      ctx, &used, err);
+		from += used;
+	}
+	free(buf);
+	return ret;
+}
+
 static uint8_t *feat_alloc(struct pd_writer *w, int feat, size_t len)
 {
 	struct wfeature *f = &w->feats[feat];

@@ -214,6 +214,96 @@ static void test_append_by_reference(void **state)
 	pd_close(f);
 }
 
+struct read_back_seen {
+	uint64_t first_ip;
+	int n;
+	bool in_order;
+	int stop_at; /* return 1 at this record, -1: never */
+};
+
+static int saw_record(void *ctx, const struct perf_event_header *ev)
+{
+	struct read_back_seen *seen = ctx;
+	const struct test_sample *t = (const void *)ev;
+
+	if (ev->type != PERF_RECORD_SAMPLE || ev->size != sizeof(*t) ||
+	    t->ip != seen->first_ip + (uint64_t)seen->n)
+		seen->in_order = false;
+	if (seen->n++ == seen->stop_at)
+		return 1;
+	return 0;
+}
+
+/*
+ * Records written unread (by reference, as whole rings) are read back from
+ * the file, and only those of the range asked for: over more than one
+ * read-back piece, with records that straddle the pieces.
+ */
+static void test_read_back(void **state)
+{
+	enum { RUN = 30000 }; /* 1.4 MB: two pieces, a record cut between them */
+	struct test_sample *ring = calloc(RUN, sizeof(*ring));
+	struct pd_writer *w = start_file(5);
+	struct read_back_seen seen = {.in_order = true, .stop_at = -1};
+	struct kp_err err = {0};
+	uint64_t from, to;
+
+	assert_non_null(ring);
+	from = pd_writer_data_size(w);
+	for (int i = 0; i < RUN; i++)
+		ring[i] = sample_number(1000 + i);
+	for (int i = 0; i < RUN; i++)
+		assert_int_equal(pd_writer_append_ref(w, &ring[i], sizeof(ring[i]), &err),
+				 0);
+	assert_int_equal(pd_writer_end_refs(w, &err), 0);
+	to = pd_writer_data_size(w);
+	ring[0] = sample_number(0);
+	assert_int_equal(pd_writer_append(w, &ring[0], sizeof(ring[0]), &err), 0);
+
+	seen.first_ip = sample_number(1000).ip;
+	assert_int_equal(pd_writer_read_back(w, from, to, saw_record, &seen, &err), 0);
+	assert_int_equal(seen.n, RUN);
+	assert_true(seen.in_order);
+
+	/* What the function returns stops the read. */
+	seen = (struct read_back_seen){
+		.first_ip = seen.first_ip, .in_order = true, .stop_at = 25000};
+	assert_int_equal(pd_writer_read_back(w, from, to, saw_record, &seen, &err), 1);
+	assert_int_equal(seen.n, 25001);
+
+	/* A range that ends inside a record, or lies outside the data. */
+	assert_int_not_equal(
+		pd_writer_read_back(w, from, from + 20, saw_record, &seen, &err), 0);
+	assert_non_null(strstr(err.msg, "cut short"));
+	err = (struct kp_err){0};
+	assert_int_not_equal(pd_writer_read_back(w, to, from, saw_record, &seen, &err),
+			     0);
+	assert_non_null(strstr(err.msg, "no data between"));
+	err = (struct kp_err){0};
+	assert_int_not_equal(pd_writer_read_back(w, from, pd_writer_data_size(w) + 8,
+						 saw_record, &seen, &err),
+			     0);
+	assert_non_null(strstr(err.msg, "no data between"));
+	/* An impossible record size is named with its offset. */
+	{
+		struct perf_event_header bad = {PERF_RECORD_SAMPLE, 0, 4};
+		uint64_t at = pd_writer_data_size(w);
+		char where[64];
+
+		err = (struct kp_err){0};
+		assert_int_equal(pd_writer_append(w, &bad, sizeof(bad), &err), 0);
+		seen.stop_at = -1;
+		assert_int_not_equal(pd_writer_read_back(w, from, at + sizeof(bad),
+							 saw_record, &seen, &err),
+				     0);
+		snprintf(where, sizeof(where), "data offset %llu has size 4",
+			 (unsigned long long)at);
+		assert_non_null(strstr(err.msg, where));
+	}
+	pd_writer_abort(w);
+	free(ring);
+}
+
 static void test_previous_file_kept(void **state)
 {
 	char old[64];
@@ -473,6 +563,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_append_by_reference),
+		cmocka_unit_test(test_read_back),
 		cmocka_unit_test(test_previous_file_kept),
 		cmocka_unit_test(test_truncation_never_crashes),
 		cmocka_unit_test(test_bad_record_size_names_offset),

@@ -285,6 +285,7 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 	struct workload wl = {.pid = -1, .go_fd = -1, .err_fd = -1};
 	pid_t child = -1, target = o->pid;
 	int status = 0, ret;
+	bool unread;
 
 	o->ev.enable_on_exec = o->command != NULL;
 	record_state_init(&rs, o->ev.host, o->ev.guest);
@@ -296,7 +297,15 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 		ret = workload_prepare(o->command, &wl, &err);
 		child = target = wl.pid;
 	}
-	if (!ret && rs.want_guest)
+	/*
+	 * Without KVM no sample is a guest's: the rings can go to the file
+	 * unread. Filtering by --host or --guest needs each record read.
+	 */
+	unread = rs.want_host && rs.want_guest && !kvm_is_loaded();
+	if (unread)
+		snprintf(rs.ctx_why, sizeof(rs.ctx_why),
+			 "KVM was not loaded when the recording started");
+	else if (!ret && rs.want_guest)
 		rs.guest_ctx = evsetup_guest_ctx(&el, rs.ctx_why, sizeof(rs.ctx_why));
 	if (!ret)
 		ret = evlist_open(&el, o->ev.system_wide ? -1 : target, &err);
@@ -314,8 +323,12 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 	if (!ret && child > 0)
 		ret = workload_start(&wl, &err);
 	workload_release(&wl);
+	if (!ret && unread)
+		record_state_begin_unread(&rs);
 	if (!ret)
 		ret = record_loop(&rs, &el, child, &status, 0);
+	if (!ret)
+		ret = record_state_read_back(&rs, &err);
 	if (!ret) {
 		record_set_features(rs.writer, argc, argv, el.nr_cpus);
 		ret = record_state_write_guests(&rs, &err);

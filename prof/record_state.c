@@ -134,6 +134,15 @@ static uint64_t trailer_time(const struct record_state *rs,
 	return time;
 }
 
+static void count_lost(struct record_state *rs, const struct perf_event_header *ev)
+{
+	const uint64_t *w = (const void *)(ev + 1);
+
+	rs->lost_records++;
+	if (ev->size >= sizeof(*ev) + 16)
+		rs->lost += w[1];
+}
+
 int record_state_on_record(void *ctx, const struct perf_event_header *ev)
 {
 	struct record_state *rs = ctx;
@@ -142,14 +151,63 @@ int record_state_on_record(void *ctx, const struct perf_event_header *ev)
 		return on_sample(rs, ev);
 	/* perf flushes up to these times too: a late guest map must not precede them. */
 	guestkmaps_saw_time(&rs->kmaps, trailer_time(rs, ev));
-	if (ev->type == PERF_RECORD_LOST) {
-		const uint64_t *w = (const void *)(ev + 1);
-
-		rs->lost_records++;
-		if (ev->size >= sizeof(*ev) + 16)
-			rs->lost += w[1];
-	}
+	if (ev->type == PERF_RECORD_LOST)
+		count_lost(rs, ev);
 	return emit_from_ring(rs, ev);
+}
+
+void record_state_begin_unread(struct record_state *rs)
+{
+	rs->unread = true;
+	rs->unread_from = pd_writer_data_size(rs->writer);
+	rs->unread_to = rs->unread_from;
+}
+
+void record_state_end_unread(struct record_state *rs)
+{
+	if (!rs->unread)
+		return;
+	rs->unread = false;
+	rs->unread_to = pd_writer_data_size(rs->writer);
+}
+
+int record_state_on_ring_bytes(void *ctx, const void *a, size_t alen, const void *b,
+			       size_t blen)
+{
+	struct record_state *rs = ctx;
+
+	if (pd_writer_append_ref(rs->writer, a, alen, &rs->err) ||
+	    (blen && pd_writer_append_ref(rs->writer, b, blen, &rs->err)) ||
+	    pd_writer_end_refs(rs->writer, &rs->err))
+		return -rs->err.code;
+	return 0;
+}
+
+/*
+ * A record written unread, as the file holds it. A guest sample can only
+ * be there when KVM came up between the check and the ring's pass: it is
+ * counted, its guest unnamed.
+ */
+static int count_unread(void *ctx, const struct perf_event_header *ev)
+{
+	struct record_state *rs = ctx;
+
+	if (ev->type == PERF_RECORD_SAMPLE) {
+		rs->samples++;
+		rs->guest_samples += pd_misc_is_guest(ev->misc);
+	} else if (ev->type == PERF_RECORD_LOST) {
+		count_lost(rs, ev);
+	} else if (ev->type == PERF_RECORD_MMAP || ev->type == PERF_RECORD_MMAP2) {
+		note_mapped_file(rs, ev);
+	}
+	return 0;
+}
+
+int record_state_read_back(struct record_state *rs, struct kp_err *err)
+{
+	record_state_end_unread(rs);
+	return pd_writer_read_back(rs->writer, rs->unread_from, rs->unread_to,
+				   count_unread, rs, err);
 }
 
 /* Tells perf's ordered-events queue that everything before it may be sorted. */

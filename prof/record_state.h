@@ -31,6 +31,16 @@ struct record_state {
 	struct guestctx_table ctx;
 	struct guestkmaps kmaps; /* each guest's kernel map, written on first sight */
 	struct hashmap mapped;	 /* files of user mappings, for the BUILD_ID feature */
+	/*
+	 * The rings go to the file as they lie, unread, while KVM is not
+	 * loaded: no sample can then be a guest's, and nothing needs naming
+	 * while its process lives. Bytes unread_from to unread_to of the data
+	 * section are read back after the recording, as perf record reads
+	 * its file back for build-ids.
+	 */
+	bool unread;
+	uint64_t unread_from;
+	uint64_t unread_to;
 	int error;
 	struct kp_err err;
 };
@@ -41,6 +51,14 @@ int record_state_on_record(void *ctx, const struct perf_event_header *ev);
 /* After each ring: what record_state_on_record() took from it goes out (ring_done_fn). */
 int record_state_ring_done(void *ctx);
 int record_state_finish_round(struct record_state *rs);
+/* From here on the rings go to the file unread (record_state_on_ring_bytes()). */
+void record_state_begin_unread(struct record_state *rs);
+/* From here on each record is read as it comes (record_state_on_record()). */
+void record_state_end_unread(struct record_state *rs);
+int record_state_on_ring_bytes(void *ctx, const void *a, size_t alen, const void *b,
+			       size_t blen);
+/* Count what was written unread: samples, lost samples, mapped files. */
+int record_state_read_back(struct record_state *rs, struct kp_err *err);
 /* Name each guest seen and store the table in the kvmprof feature. */
 int record_state_write_guests(struct record_state *rs, struct kp_err *err);
 /* With guest_ctx: the per-sample contexts, as the PD_FEAT_KVMPROF_CTX feature. */

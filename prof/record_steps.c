@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "evsetup.h"
+#include "guest/guest.h"
 
 volatile sig_atomic_t record_stop_requested;
 
@@ -95,20 +96,35 @@ static int child_done(pid_t child, int *status)
  * 100 ms cost the recorder 2 ms of CPU over a 2 s workload on these virtual
  * machines, half of what it used while the workload ran; a second still
  * reads a guest's samples while its process, named from them, is likely
- * alive.
+ * alive. Rings written unread have no guest to name: the kernel alone
+ * wakes the recorder then.
  */
 #define RECORD_WAIT_MS 1000
 
-/* The wait for the rings: RECORD_WAIT_MS, or up to the deadline. */
-static int wait_ms(uint64_t deadline_ns)
+/* The wait for the rings: RECORD_WAIT_MS (or none), or up to the deadline. */
+static int wait_ms(const struct record_state *rs, uint64_t deadline_ns)
 {
+	int wait = rs->unread ? -1 : RECORD_WAIT_MS;
 	uint64_t now, left_ms;
 
 	if (!deadline_ns)
-		return RECORD_WAIT_MS;
+		return wait;
 	now = record_now_ns();
 	left_ms = now < deadline_ns ? (deadline_ns - now) / 1000000 + 1 : 0;
-	return left_ms < RECORD_WAIT_MS ? (int)left_ms : RECORD_WAIT_MS;
+	return wait < 0 || left_ms < (uint64_t)wait ? (int)left_ms : wait;
+}
+
+/*
+ * One pass over the rings: unread while KVM stays unloaded, record by
+ * record from the pass that first finds it loaded.
+ */
+static long drain_rings(struct record_state *rs, struct evlist *el)
+{
+	if (rs->unread && kvm_is_loaded())
+		record_state_end_unread(rs);
+	if (rs->unread)
+		return evlist_pass_each(el, record_state_on_ring_bytes, rs);
+	return evlist_drain_each(el, record_state_on_record, record_state_ring_done, rs);
 }
 
 /*
@@ -138,9 +154,8 @@ int record_loop(struct record_state *rs, struct evlist *el, pid_t child,
 			break;
 		if (deadline_ns && record_now_ns() >= deadline_ns)
 			break;
-		evlist_poll(el, wait_ms(deadline_ns), &waiting);
-		n = evlist_drain_each(el, record_state_on_record, record_state_ring_done,
-				      rs);
+		evlist_poll(el, wait_ms(rs, deadline_ns), &waiting);
+		n = drain_rings(rs, el);
 		if (n < 0)
 			break;
 		if (n > 0 && record_state_finish_round(rs)) {
@@ -152,6 +167,6 @@ int record_loop(struct record_state *rs, struct evlist *el, pid_t child,
 	if (n < 0)
 		return (int)n;
 	evlist_disable(el);
-	n = evlist_drain_each(el, record_state_on_record, record_state_ring_done, rs);
+	n = drain_rings(rs, el);
 	return n < 0 ? (int)n : record_state_finish_round(rs);
 }

@@ -10,7 +10,7 @@ PACKAGES=(
 	libselinux1-dev selinux-policy-dev checkpolicy setools attr
 	qemu-system-x86 qemu-utils linux-source-6.12 busybox-static
 	bc bison flex libssl-dev cpio kmod xz-utils zstd lz4 libcmocka-dev
-	linux-perf util-linux procps file time libiberty-dev lzop bzip2
+	linux-perf strace util-linux procps file time libiberty-dev lzop bzip2
 	selinux-policy-default systemd semodule-utils tmux jq python3
 	debhelper lintian mandoc man-db git golang-go
 )

@@ -14,6 +14,7 @@
 #include "vmmtrust.h"
 #include "vmproc.h"
 #include "kvmdebugfs.h"
+#include "kvmhost.h"
 #include "guestsyms.h"
 #include "layout.h"
 

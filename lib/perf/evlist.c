@@ -258,6 +258,40 @@ long evlist_drain_each(struct evlist *el, record_fn fn, ring_done_fn done, void 
 	return total;
 }
 
+static long pass_ring(struct ring *r, ring_bytes_fn fn, void *ctx)
+{
+	uint64_t head = __atomic_load_n(&r->page->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = r->page->data_tail;
+	size_t off = tail & (r->size - 1), len = head - tail, first = r->size - off;
+	int ret;
+
+	if (!len)
+		return 0;
+	/* The kernel moves data_head past whole records only: no record is cut. */
+	if (len <= first)
+		ret = fn(ctx, r->data + off, len, NULL, 0);
+	else
+		ret = fn(ctx, r->data + off, first, r->data, len - first);
+	if (ret)
+		return ret;
+	__atomic_store_n(&r->page->data_tail, head, __ATOMIC_RELEASE);
+	return (long)len;
+}
+
+long evlist_pass_each(struct evlist *el, ring_bytes_fn fn, void *ctx)
+{
+	long total = 0;
+
+	for (size_t i = 0; i < el->nr_rings; i++) {
+		long n = pass_ring(&el->rings[i], fn, ctx);
+
+		if (n < 0)
+			return n;
+		total += n;
+	}
+	return total;
+}
+
 long evlist_drain(struct evlist *el, record_fn fn, void *ctx)
 {
 	return evlist_drain_each(el, fn, NULL, ctx);

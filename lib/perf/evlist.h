@@ -75,6 +75,21 @@ typedef int (*ring_done_fn)(void *ctx);
 long evlist_drain_each(struct evlist *el, record_fn fn, ring_done_fn done, void *ctx);
 
 /*
+ * A ring's unread bytes, whole records as the kernel wrote them: @a, and
+ * @b when they wrap around the ring's end (else NULL and 0). They stay
+ * where they are until the function returns 0, or a negative errno to stop.
+ */
+typedef int (*ring_bytes_fn)(void *ctx, const void *a, size_t alen, const void *b,
+			     size_t blen);
+
+/*
+ * Hand each ring's unread bytes to @fn without reading a record, as perf
+ * record writes its rings. Returns the bytes handed over, or what @fn
+ * returned.
+ */
+long evlist_pass_each(struct evlist *el, ring_bytes_fn fn, void *ctx);
+
+/*
  * ppoll() on the ring fds with @sigmask (NULL: the current one) in force
  * while it waits; returns as ppoll() does.
  */

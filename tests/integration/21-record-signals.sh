@@ -10,10 +10,12 @@ build_spinner "$TMP/spinner" || { fail "build the spinner"; exit 1; }
 
 # record_and_signal SIG FILE: record the spinner (30 s) into FILE, send SIG
 # to kvmprof after 1 s of it, wait for it (10 s at most). Sets RC (exit status) and
-# leaves kvmprof's stderr in FILE.err.
+# leaves kvmprof's stderr in FILE.err. Rings of 4 pages fill, and reach the
+# file, many times a second: what SIGKILL leaves does not hang on a timer
+# (where KVM cannot run guests, only full rings wake record).
 record_and_signal() {
 	local sig=$1 f=$2 pid child
-	"$KVMPROF" record -o "$f" -- "$TMP/spinner" 30 >/dev/null 2>"$f.err" &
+	"$KVMPROF" record -m 4 -o "$f" -- "$TMP/spinner" 30 >/dev/null 2>"$f.err" &
 	pid=$!
 	# One second of recording: from the workload's exec, which record
 	# allows once its events are open and enabled (startup takes a while).

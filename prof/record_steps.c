@@ -84,9 +84,13 @@ int record_open_output(struct record_state *rs, const char *path, struct evlist 
 	return ret ? ret : pd_writer_begin_data(rs->writer, err);
 }
 
-static int child_done(pid_t child, int *status)
+/*
+ * Hung up, the workload is past the end of its events, in its exit:
+ * waiting for it is short.
+ */
+static int child_done(pid_t child, int *status, const struct evlist *el)
 {
-	return child > 0 && waitpid(child, status, WNOHANG) == child;
+	return child > 0 && waitpid(child, status, el->hung_up ? 0 : WNOHANG) == child;
 }
 
 /*
@@ -150,7 +154,8 @@ int record_loop(struct record_state *rs, struct evlist *el, pid_t child,
 
 	block_stop_signals(&waiting);
 	while (!record_stop_requested) {
-		if (child_done(child, child_status))
+		/* Every ring hung up (the task of -p exited): nothing more can come. */
+		if (child_done(child, child_status, el) || el->hung_up)
 			break;
 		if (deadline_ns && record_now_ns() >= deadline_ns)
 			break;

@@ -301,11 +301,28 @@ int evlist_poll(struct evlist *el, int timeout_ms, const sigset_t *sigmask)
 {
 	struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000};
 	struct pollfd pfd[1024];
-	size_t n = el->nr_rings < 1024 ? el->nr_rings : 1024;
+	struct ring *polled[1024];
+	size_t n = 0;
+	int ret;
 
-	for (size_t i = 0; i < n; i++)
-		pfd[i] = (struct pollfd){.fd = el->rings[i].fd, .events = POLLIN};
-	return ppoll(pfd, n, timeout_ms < 0 ? NULL : &ts, sigmask);
+	/* A hung-up ring is ready for ever: it would turn the wait into a spin. */
+	for (size_t i = 0; i < el->nr_rings && n < 1024; i++) {
+		if (el->rings[i].hung_up)
+			continue;
+		polled[n] = &el->rings[i];
+		pfd[n++] = (struct pollfd){.fd = el->rings[i].fd, .events = POLLIN};
+	}
+	el->hung_up = !n;
+	if (!n)
+		return 0;
+	ret = ppoll(pfd, n, timeout_ms < 0 ? NULL : &ts, sigmask);
+	for (size_t i = 0; ret > 0 && i < n; i++)
+		if (pfd[i].revents & (POLLHUP | POLLERR))
+			polled[i]->hung_up = true;
+	el->hung_up = true;
+	for (size_t i = 0; i < el->nr_rings; i++)
+		el->hung_up &= el->rings[i].hung_up;
+	return ret;
 }
 
 void evlist_close(struct evlist *el)

@@ -29,7 +29,8 @@ struct ring {
 	int cpu;
 	struct perf_event_mmap_page *page;
 	uint8_t *data;
-	size_t size; /* data area, a power of two */
+	size_t size;  /* data area, a power of two */
+	bool hung_up; /* its events are gone (their task exited): not polled */
 };
 
 struct evlist {
@@ -42,6 +43,7 @@ struct evlist {
 	size_t nr_rings;
 	size_t mmap_pages; /* data pages per ring, a power of two */
 	uint8_t *scratch;  /* a record that wraps around the ring is copied here */
+	bool hung_up;	   /* every ring has hung up: no record can come */
 };
 
 /* Online CPUs from /sys/devices/system/cpu/online. */
@@ -91,7 +93,11 @@ long evlist_pass_each(struct evlist *el, ring_bytes_fn fn, void *ctx);
 
 /*
  * ppoll() on the ring fds with @sigmask (NULL: the current one) in force
- * while it waits; returns as ppoll() does.
+ * while it waits; returns as ppoll() does. A ring that hangs up is not
+ * polled again: it would be ready at once, every time, and a signal
+ * unblocked only for the wait would stay pending (ppoll() delivers one
+ * only when it interrupts the wait). Once all have hung up, el->hung_up
+ * is set and nothing is polled.
  */
 int evlist_poll(struct evlist *el, int timeout_ms, const sigset_t *sigmask);
 

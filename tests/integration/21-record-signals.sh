@@ -110,3 +110,17 @@ now=$(date +%s.%N)
 late=$(awk -v a="$(cat "$TMP/end.t" 2>/dev/null)" -v b="$now" 'BEGIN { printf "%.2f", b - a }')
 check "record ends with its workload (${late} s after)" \
 	awk -v l="$late" 'BEGIN { exit !(l >= 0 && l < 0.6) }'
+
+# -p PID: when that process exits its events hang up, and record ends with
+# it. A hung-up ring is ready at once, every time: polled on, it would turn
+# the wait into a spin in which SIGINT stays pending, and record never end.
+"$TMP/spinner" 1 &
+target=$!
+start=$(date +%s.%N)
+timeout -s KILL 20 "$KVMPROF" record -q -p "$target" -o "$TMP/pid.data" 2>"$TMP/pid.err"
+rc=$?
+took=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+check "record -p ends when its process exits (status $rc, ${took} s)" \
+	awk -v rc="$rc" -v t="$took" 'BEGIN { exit !(rc == 0 && t < 10) }'
+check "record -p: the process's samples are in the file" \
+	bash -c "'$KVMPROF' report -i '$TMP/pid.data' --stdio 2>/dev/null | grep -q kvmprof_spin_here"

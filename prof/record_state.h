@@ -41,6 +41,10 @@ struct record_state {
 	bool unread;
 	uint64_t unread_from;
 	uint64_t unread_to;
+	uint64_t kvm_checked_ns; /* when the recorder last looked for KVM */
+	/* A pass over unread rings: its pieces, written with its round's marker. */
+	struct iovec pieces[PD_WRITER_PIECES];
+	int nr_pieces;
 	int error;
 	struct kp_err err;
 };
@@ -57,6 +61,8 @@ void record_state_begin_unread(struct record_state *rs);
 void record_state_end_unread(struct record_state *rs);
 int record_state_on_ring_bytes(void *ctx, const void *a, size_t alen, const void *b,
 			       size_t blen);
+/* After a pass over unread rings: its bytes and its round's marker go out. */
+int record_state_end_pass(void *ctx);
 /* Count what was written unread: samples, lost samples, mapped files. */
 int record_state_read_back(struct record_state *rs, struct kp_err *err);
 /* Name each guest seen and store the table in the kvmprof feature. */

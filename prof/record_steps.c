@@ -21,9 +21,12 @@ static void on_signal(int sig)
 	record_stop_requested = 1;
 }
 
-/* Nothing to do but interrupt the wait in record_loop() when the workload ends. */
+/* A child ended: record_loop() reaps the workload; its wait is cut short. */
+static volatile sig_atomic_t child_exited;
+
 static void on_child(int sig)
 {
+	child_exited = 1;
 }
 
 void record_catch_signals(void)
@@ -85,12 +88,16 @@ int record_open_output(struct record_state *rs, const char *path, struct evlist 
 }
 
 /*
- * Hung up, the workload is past the end of its events, in its exit:
- * waiting for it is short.
+ * Asks the kernel only after a SIGCHLD, or once the rings hung up: a
+ * system call at each wake-up costs. Hung up, the workload is past the
+ * end of its events, in its exit: waiting for it is short.
  */
 static int child_done(pid_t child, int *status, const struct evlist *el)
 {
-	return child > 0 && waitpid(child, status, el->hung_up ? 0 : WNOHANG) == child;
+	if (child <= 0 || !(child_exited || el->hung_up))
+		return 0;
+	child_exited = 0;
+	return waitpid(child, status, el->hung_up ? 0 : WNOHANG) == child;
 }
 
 /*
@@ -119,16 +126,43 @@ static int wait_ms(const struct record_state *rs, uint64_t deadline_ns)
 }
 
 /*
- * One pass over the rings: unread while KVM stays unloaded, record by
- * record from the pass that first finds it loaded.
+ * Whether KVM has come up, asked at most once every RECORD_WAIT_MS: the
+ * check is two path lookups, which cost the recorder 60 us a wake-up
+ * here, a sixth of what perf record spends in one. A guest's samples read
+ * back after the recording still take the name its later samples, read as
+ * they come, give it.
  */
-static long drain_rings(struct record_state *rs, struct evlist *el)
+static bool kvm_came_up(struct record_state *rs)
 {
-	if (rs->unread && kvm_is_loaded())
+	uint64_t now = record_now_ns();
+
+	if (rs->kvm_checked_ns && now - rs->kvm_checked_ns < RECORD_WAIT_MS * 1000000ULL)
+		return false;
+	rs->kvm_checked_ns = now;
+	return kvm_is_loaded();
+}
+
+/*
+ * One pass over the rings, ended by a round marker when it found records:
+ * unread while KVM stays unloaded, record by record from the pass that
+ * finds it loaded. Returns 0 or a negative errno.
+ */
+static int drain_rings(struct record_state *rs, struct evlist *el)
+{
+	long n;
+
+	if (rs->unread && kvm_came_up(rs))
 		record_state_end_unread(rs);
-	if (rs->unread)
-		return evlist_pass_each(el, record_state_on_ring_bytes, rs);
-	return evlist_drain_each(el, record_state_on_record, record_state_ring_done, rs);
+	if (rs->unread) {
+		n = evlist_pass_each(el, record_state_on_ring_bytes,
+				     record_state_end_pass, rs);
+	} else {
+		n = evlist_drain_each(el, record_state_on_record, record_state_ring_done,
+				      rs);
+		if (n > 0 && record_state_finish_round(rs))
+			n = -EIO;
+	}
+	return n < 0 ? (int)n : 0;
 }
 
 /*
@@ -150,28 +184,21 @@ int record_loop(struct record_state *rs, struct evlist *el, pid_t child,
 		int *child_status, uint64_t deadline_ns)
 {
 	sigset_t waiting;
-	long n = 0;
+	int ret = 0;
 
 	block_stop_signals(&waiting);
-	while (!record_stop_requested) {
+	while (!record_stop_requested && !ret) {
 		/* Every ring hung up (the task of -p exited): nothing more can come. */
 		if (child_done(child, child_status, el) || el->hung_up)
 			break;
 		if (deadline_ns && record_now_ns() >= deadline_ns)
 			break;
 		evlist_poll(el, wait_ms(rs, deadline_ns), &waiting);
-		n = drain_rings(rs, el);
-		if (n < 0)
-			break;
-		if (n > 0 && record_state_finish_round(rs)) {
-			n = -EIO;
-			break;
-		}
+		ret = drain_rings(rs, el);
 	}
 	sigprocmask(SIG_SETMASK, &waiting, NULL);
-	if (n < 0)
-		return (int)n;
+	if (ret)
+		return ret;
 	evlist_disable(el);
-	n = drain_rings(rs, el);
-	return n < 0 ? (int)n : record_state_finish_round(rs);
+	return drain_rings(rs, el);
 }

@@ -260,11 +260,12 @@ long evlist_drain_each(struct evlist *el, record_fn fn, ring_done_fn done, void 
 
 static long pass_ring(struct ring *r, ring_bytes_fn fn, void *ctx)
 {
-	uint64_t head = __atomic_load_n(&r->page->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = r->page->data_tail;
-	size_t off = tail & (r->size - 1), len = head - tail, first = r->size - off;
+	size_t off = tail & (r->size - 1), len, first = r->size - off;
 	int ret;
 
+	r->passed = __atomic_load_n(&r->page->data_head, __ATOMIC_ACQUIRE);
+	len = r->passed - tail;
 	if (!len)
 		return 0;
 	/* The kernel moves data_head past whole records only: no record is cut. */
@@ -272,15 +273,13 @@ static long pass_ring(struct ring *r, ring_bytes_fn fn, void *ctx)
 		ret = fn(ctx, r->data + off, len, NULL, 0);
 	else
 		ret = fn(ctx, r->data + off, first, r->data, len - first);
-	if (ret)
-		return ret;
-	__atomic_store_n(&r->page->data_tail, head, __ATOMIC_RELEASE);
-	return (long)len;
+	return ret ? ret : (long)len;
 }
 
-long evlist_pass_each(struct evlist *el, ring_bytes_fn fn, void *ctx)
+long evlist_pass_each(struct evlist *el, ring_bytes_fn fn, ring_done_fn done, void *ctx)
 {
 	long total = 0;
+	int ret;
 
 	for (size_t i = 0; i < el->nr_rings; i++) {
 		long n = pass_ring(&el->rings[i], fn, ctx);
@@ -289,6 +288,14 @@ long evlist_pass_each(struct evlist *el, ring_bytes_fn fn, void *ctx)
 			return n;
 		total += n;
 	}
+	if (!total)
+		return 0;
+	ret = done(ctx);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < el->nr_rings; i++)
+		__atomic_store_n(&el->rings[i].page->data_tail, el->rings[i].passed,
+				 __ATOMIC_RELEASE);
 	return total;
 }
 

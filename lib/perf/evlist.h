@@ -29,8 +29,9 @@ struct ring {
 	int cpu;
 	struct perf_event_mmap_page *page;
 	uint8_t *data;
-	size_t size;  /* data area, a power of two */
-	bool hung_up; /* its events are gone (their task exited): not polled */
+	size_t size;	 /* data area, a power of two */
+	uint64_t passed; /* data_head as handed over by evlist_pass_each() */
+	bool hung_up;	 /* its events are gone (their task exited): not polled */
 };
 
 struct evlist {
@@ -86,10 +87,12 @@ typedef int (*ring_bytes_fn)(void *ctx, const void *a, size_t alen, const void *
 
 /*
  * Hand each ring's unread bytes to @fn without reading a record, as perf
- * record writes its rings. Returns the bytes handed over, or what @fn
- * returned.
+ * record writes its rings, then call @done once (when there were any),
+ * and only then let the kernel reuse the rings: what @fn was handed can
+ * go out in one write. Returns the bytes handed over, or the negative
+ * errno @fn or @done returned.
  */
-long evlist_pass_each(struct evlist *el, ring_bytes_fn fn, void *ctx);
+long evlist_pass_each(struct evlist *el, ring_bytes_fn fn, ring_done_fn done, void *ctx);
 
 /*
  * ppoll() on the ring fds with @sigmask (NULL: the current one) in force

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "base/err.h"
 
@@ -291,6 +292,17 @@ int pd_writer_set_feature(struct pd_writer *w, int feat, const void *data, size_
 /* The BUILD_ID feature, in perf's record layout. */
 int pd_writer_set_build_ids(struct pd_writer *w, const struct pd_build_id *ids,
 			    size_t nr);
+
+/* The most pieces pd_writer_write_pieces() takes at once. */
+#define PD_WRITER_PIECES 64
+
+/*
+ * Write what is buffered, then @n pieces of whole records from where they
+ * lie (a recorder's rings, the marker that ends their round), in one call
+ * where the file takes it all.
+ */
+int pd_writer_write_pieces(struct pd_writer *w, const struct iovec *pieces, int n,
+			   struct kp_err *err);
 uint64_t pd_writer_data_size(const struct pd_writer *w);
 
 typedef int (*pd_record_fn)(void *ctx, const struct perf_event_header *ev);

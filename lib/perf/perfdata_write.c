@@ -306,6 +306,30 @@ int pd_writer_append(struct pd_writer *w, const void *rec, size_t len, struct kp
 	return 0;
 }
 
+int pd_writer_write_pieces(struct pd_writer *w, const struct iovec *pieces, int n,
+			   struct kp_err *err)
+{
+	struct iovec iov[PD_WRITER_PIECES + 1];
+	int nr = 0, ret;
+
+	if (n < 0 || n > PD_WRITER_PIECES)
+		return kp_errorf(err, EINVAL, "%s: %d pieces to write at once", w->path,
+				 n);
+	if (flush_ref(w, err))
+		return -err->code;
+	if (w->buf_len)
+		iov[nr++] = (struct iovec){w->buf, w->buf_len};
+	for (int i = 0; i < n; i++) {
+		iov[nr++] = pieces[i];
+		w->data_size += pieces[i].iov_len;
+	}
+	ret = writev_all(w->fd, iov, nr);
+	if (ret)
+		return kp_errorf(err, -ret, "%s: write: %s", w->path, strerror(-ret));
+	w->buf_len = 0;
+	return 0;
+}
+
 uint64_t pd_writer_data_size(const struct pd_writer *w)
 {
 	return w->data_size;

@@ -304,6 +304,46 @@ static void test_read_back(void **state)
 	free(ring);
 }
 
+/*
+ * Pieces written at once come after what is buffered, in their order, and
+ * count in the data size; more pieces than one call takes are refused.
+ */
+static void test_write_pieces(void **state)
+{
+	struct test_sample s[4] = {sample_number(0), sample_number(1), sample_number(2),
+				   sample_number(3)};
+	struct iovec pieces[PD_WRITER_PIECES + 1];
+	struct pd_writer *w = start_file(0);
+	struct kp_err err = {0};
+	const struct perf_event_header *ev;
+	struct pd_file *f;
+	uint64_t pos = 0, size;
+	int n = 0;
+
+	assert_int_equal(pd_writer_append(w, &s[0], sizeof(s[0]), &err), 0);
+	size = pd_writer_data_size(w);
+	pieces[0] = (struct iovec){&s[1], 2 * sizeof(s[1])}; /* two records */
+	pieces[1] = (struct iovec){&s[3], sizeof(s[3])};
+	assert_int_equal(pd_writer_write_pieces(w, pieces, 2, &err), 0);
+	assert_int_equal(pd_writer_data_size(w), size + 3 * sizeof(s[0]));
+	for (int i = 0; i <= PD_WRITER_PIECES; i++)
+		pieces[i] = (struct iovec){&s[0], sizeof(s[0])};
+	assert_int_not_equal(
+		pd_writer_write_pieces(w, pieces, PD_WRITER_PIECES + 1, &err), 0);
+	assert_int_equal(pd_writer_finish(w, &err), 0);
+
+	assert_int_equal(pd_open(path, &f, &err), 0);
+	while (pd_next(f, &pos, &ev, &err) == 1) {
+		struct pd_sample smp;
+
+		assert_int_equal(pd_parse_sample(f, ev, &smp, &err), 0);
+		assert_int_equal(smp.ip, sample_number(n).ip);
+		n++;
+	}
+	assert_int_equal(n, 4);
+	pd_close(f);
+}
+
 static void test_previous_file_kept(void **state)
 {
 	char old[64];
@@ -564,6 +604,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_append_by_reference),
 		cmocka_unit_test(test_read_back),
+		cmocka_unit_test(test_write_pieces),
 		cmocka_unit_test(test_previous_file_kept),
 		cmocka_unit_test(test_truncation_never_crashes),
 		cmocka_unit_test(test_bad_record_size_names_offset),

@@ -114,7 +114,10 @@ check "record ends with its workload (${late} s after)" \
 # -p PID: when that process exits its events hang up, and record ends with
 # it. A hung-up ring is ready at once, every time: polled on, it would turn
 # the wait into a spin in which SIGINT stays pending, and record never end.
-"$TMP/spinner" 1 &
+# The spinner spins long enough that record's start, on a machine busy
+# with other suites, ends well before it does: events enabled after their
+# task has exited take no samples.
+"$TMP/spinner" 3 &
 target=$!
 start=$(date +%s.%N)
 timeout -s KILL 20 "$KVMPROF" record -q -p "$target" -o "$TMP/pid.data" 2>"$TMP/pid.err"

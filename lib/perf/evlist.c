@@ -304,31 +304,38 @@ long evlist_drain(struct evlist *el, record_fn fn, void *ctx)
 	return evlist_drain_each(el, fn, NULL, ctx);
 }
 
+/* At most this many rings are polled at once; the rest are read all the same. */
+#define EVLIST_POLL_MAX 1024
+
 int evlist_poll(struct evlist *el, int timeout_ms, const sigset_t *sigmask)
 {
 	struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000};
-	struct pollfd pfd[1024];
-	struct ring *polled[1024];
-	size_t n = 0;
+	struct pollfd pfd[EVLIST_POLL_MAX];
+	struct ring *polled[EVLIST_POLL_MAX];
+	size_t n = 0, live = 0, hung = 0;
 	int ret;
 
 	/* A hung-up ring is ready for ever: it would turn the wait into a spin. */
-	for (size_t i = 0; i < el->nr_rings && n < 1024; i++) {
+	for (size_t i = 0; i < el->nr_rings; i++) {
 		if (el->rings[i].hung_up)
+			continue;
+		live++;
+		if (n == EVLIST_POLL_MAX)
 			continue;
 		polled[n] = &el->rings[i];
 		pfd[n++] = (struct pollfd){.fd = el->rings[i].fd, .events = POLLIN};
 	}
-	el->hung_up = !n;
-	if (!n)
+	el->hung_up = !live;
+	if (!live)
 		return 0;
 	ret = ppoll(pfd, n, timeout_ms < 0 ? NULL : &ts, sigmask);
-	for (size_t i = 0; ret > 0 && i < n; i++)
-		if (pfd[i].revents & (POLLHUP | POLLERR))
+	for (size_t i = 0; ret > 0 && i < n; i++) {
+		if (pfd[i].revents & (POLLHUP | POLLERR)) {
 			polled[i]->hung_up = true;
-	el->hung_up = true;
-	for (size_t i = 0; i < el->nr_rings; i++)
-		el->hung_up &= el->rings[i].hung_up;
+			hung++;
+		}
+	}
+	el->hung_up = hung == live;
 	return ret;
 }
 

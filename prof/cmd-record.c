@@ -285,6 +285,7 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 	struct workload wl = {.pid = -1, .go_fd = -1, .err_fd = -1};
 	pid_t child = -1, target = o->pid;
 	int status = 0, ret;
+	uint64_t kvm_checked_ns;
 	bool unread;
 
 	o->ev.enable_on_exec = o->command != NULL;
@@ -301,6 +302,7 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 	 * Without KVM no sample is a guest's: the rings can go to the file
 	 * unread. Filtering by --host or --guest needs each record read.
 	 */
+	kvm_checked_ns = record_now_ns();
 	unread = rs.want_host && rs.want_guest && !kvm_is_loaded();
 	if (unread)
 		snprintf(rs.ctx_why, sizeof(rs.ctx_why),
@@ -324,7 +326,7 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 		ret = workload_start(&wl, &err);
 	workload_release(&wl);
 	if (!ret && unread)
-		record_state_begin_unread(&rs);
+		record_state_begin_unread(&rs, kvm_checked_ns);
 	if (!ret)
 		ret = record_loop(&rs, &el, child, &status, 0);
 	if (!ret)

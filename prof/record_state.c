@@ -162,9 +162,10 @@ int record_state_on_record(void *ctx, const struct perf_event_header *ev)
 	return emit_from_ring(rs, ev);
 }
 
-void record_state_begin_unread(struct record_state *rs)
+void record_state_begin_unread(struct record_state *rs, uint64_t kvm_checked_ns)
 {
 	rs->unread = true;
+	rs->kvm_checked_ns = kvm_checked_ns;
 	rs->unread_from = pd_writer_data_size(rs->writer);
 	rs->unread_to = rs->unread_from;
 }

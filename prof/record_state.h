@@ -55,8 +55,11 @@ int record_state_on_record(void *ctx, const struct perf_event_header *ev);
 /* After each ring: what record_state_on_record() took from it goes out (ring_done_fn). */
 int record_state_ring_done(void *ctx);
 int record_state_finish_round(struct record_state *rs);
-/* From here on the rings go to the file unread (record_state_on_ring_bytes()). */
-void record_state_begin_unread(struct record_state *rs);
+/*
+ * From here on the rings go to the file unread (record_state_on_ring_bytes()).
+ * KVM was found unloaded at kvm_checked_ns: the next look is a wait later.
+ */
+void record_state_begin_unread(struct record_state *rs, uint64_t kvm_checked_ns);
 /* From here on each record is read as it comes (record_state_on_record()). */
 void record_state_end_unread(struct record_state *rs);
 int record_state_on_ring_bytes(void *ctx, const void *a, size_t alen, const void *b,

@@ -44,12 +44,17 @@ if ! command -v strace >/dev/null; then
 fi
 
 F=$TMP/unread.data
-KVMPROF_KVM_DEVICE=$TMP/no-kvm strace -o "$F.strace" -e trace=ppoll \
+KVMPROF_KVM_DEVICE=$TMP/no-kvm strace -ttt -o "$F.strace" -e trace=ppoll,access \
 	"$KVMPROF" record -a -m 4 -o "$F" -- "$TMP/spinner" 2 >/dev/null 2>"$F.err"
 agree "without KVM" "$F"
 w=$(waits "$F.strace" | uniq | xargs)
 check "without KVM: only the kernel wakes record ($(waits "$F.strace" | uniq -c | xargs))" \
 	test "$w" = NULL
+# Looking for KVM costs at a wake-up: at most once a second, the look at
+# the start included.
+gaps=$(awk -v p="\"$TMP/no-kvm\"" 'index($0, "access(" p) { if (t) printf "%.2f ", $1 - t; t = $1 }' "$F.strace")
+check "without KVM: record looks for KVM at most once a second (gaps: ${gaps:-none})" \
+	awk -v g="$gaps" 'BEGIN { n = split(g, a, " "); for (i = 1; i <= n; i++) if (a[i] < 0.99) exit 1 }'
 
 F=$TMP/live.data
 KVMPROF_KVM_DEVICE=/ strace -o "$F.strace" -e trace=ppoll \

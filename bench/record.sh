@@ -2,9 +2,11 @@
 # What recording costs the workload: a compile of half the project's lib/
 # on every CPU, run bare, under perf record -a and under kvmprof record -a,
 # at 4 kHz and at 20 kHz per CPU (cpu-clock). Each pair (perf, kvmprof) runs
-# back to back, alternating which goes first, after a bare run; the slowdown
-# is the workload's wall time over the bare run's, median of PAIRS. Samples
-# lost by either recorder are counted from their own files.
+# back to back, alternating which goes first. The slowdown is the median of
+# the workload's wall times under a recorder over the mean of two bare runs,
+# one before the first pair and one after the last: it is information, and
+# a bare run in every pair cost a tenth of make bench. Samples lost by
+# either recorder are counted from their own files.
 #
 # The slowdown is mostly the kernel's sampling, the same for both, and the
 # machine drifts (one run's bare runs took 1.96 to 2.46 s): the ratio of a
@@ -63,11 +65,14 @@ kvmprof_lost() {
 
 for freq in 4000 20000; do
 	echo "== record: workload slowdown at $freq Hz per CPU, perf record -a vs kvmprof record -a"
-	: >"$BENCH_WORK/ps" && : >"$BENCH_WORK/ks" && : >"$BENCH_WORK/kp"
+	: >"$BENCH_WORK/pt" && : >"$BENCH_WORK/kt" && : >"$BENCH_WORK/kp"
 	: >"$BENCH_WORK/po" && : >"$BENCH_WORK/ko"
 	plost=0 klost=0
+	: >"$BENCH_WORK/bare"
 	for ((r = 1; r <= PAIRS; r++)); do
-		bare=$(wall)
+		# Bare runs only give the slowdowns their scale: the verdict reads
+		# the pairs alone. One before the first pair and one after the last.
+		((r == 1)) && wall >>"$BENCH_WORK/bare"
 		p() {
 			wall perf record -q -B -a -F $freq -e cpu-clock -o "$BENCH_WORK/p.data" --
 			cat "$BENCH_WORK/own" >>"$BENCH_WORK/po"
@@ -79,14 +84,17 @@ for freq in 4000 20000; do
 		if ((r % 2)); then pt=$(p); kt=$(k); else kt=$(k); pt=$(p); fi
 		plost=$((plost + $(perf_lost)))
 		klost=$((klost + $(kvmprof_lost)))
-		awk -v p="$pt" -v b="$bare" 'BEGIN { printf "%.3f\n", p / b }' >>"$BENCH_WORK/ps"
-		awk -v k="$kt" -v b="$bare" 'BEGIN { printf "%.3f\n", k / b }' >>"$BENCH_WORK/ks"
+		echo "$pt" >>"$BENCH_WORK/pt"
+		echo "$kt" >>"$BENCH_WORK/kt"
 		awk -v k="$kt" -v p="$pt" 'BEGIN { printf "%.3f\n", k / p }' >>"$BENCH_WORK/kp"
-		echo "  pair $r: bare ${bare} s, perf record ${pt} s ($(tail -1 "$BENCH_WORK/po") ms own CPU)," \
+		echo "  pair $r: perf record ${pt} s ($(tail -1 "$BENCH_WORK/po") ms own CPU)," \
 			"kvmprof record ${kt} s ($(tail -1 "$BENCH_WORK/ko") ms)"
+		((r == PAIRS)) && wall >>"$BENCH_WORK/bare"
 	done
-	ps=$(median <"$BENCH_WORK/ps")
-	ks=$(median <"$BENCH_WORK/ks")
+	bare=$(median <"$BENCH_WORK/bare")
+	echo "  bare runs: $(paste -sd' ' "$BENCH_WORK/bare") s"
+	ps=$(median <"$BENCH_WORK/pt" | awk -v b="$bare" '{ printf "%.3f", $1 / b }')
+	ks=$(median <"$BENCH_WORK/kt" | awk -v b="$bare" '{ printf "%.3f", $1 / b }')
 	kp=$(median <"$BENCH_WORK/kp")
 	po=$(median <"$BENCH_WORK/po")
 	ko=$(median <"$BENCH_WORK/ko")

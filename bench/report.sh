@@ -7,7 +7,8 @@
 #            stripped binaries (one row per address, as perf shows them);
 #   guest    the real Debian 6.12 guest of tests/qemu/debian-guest-l1.sh,
 #            nested under KVM in the QEMU harness, recorded with kvmprof
-#            record -a -g; guest symbols from the package's vmlinuz for
+#            record -a -g (or that recording as 45-debian-guest or an earlier
+#            run left it, when made from the same inputs); guest symbols from the package's vmlinuz for
 #            kvmprof (through its symbol cache, and decoded on every run),
 #            from the guest's runtime kallsyms for perf kvm, and from those
 #            for both (kvmprof through its cache, and parsed every run).
@@ -79,8 +80,36 @@ bench_compile() {
 		"perf report -i '$data' --stdio -s comm,dso,sym"
 }
 
+# guest_recording VMLINUZ: sets out to a folder with the nested guest's
+# recordings (deb.data, l2-kallsyms, status, record.out). A folder made
+# from the same inputs (tests/qemu/debian-guest-key.sh), by
+# 45-debian-guest or an earlier benchmark, holds the recording a new run
+# would make; otherwise L1 boots and records anew (a minute and a half).
+guest_recording() {
+	local vmlinuz=$1 key dir
+	key=$("$REPO/tests/qemu/debian-guest-key.sh" "$BUILD" "$vmlinuz") || return 1
+	for dir in "$BUILD/l1-results/debian" "$BUILD/l1-results/bench-guest"; do
+		[ "$(cat "$dir/inputs.key" 2>/dev/null)" = "$key" ] || continue
+		grep -q '^record: 0' "$dir/status" 2>/dev/null && [ -s "$dir/deb.data" ] || continue
+		out=$dir
+		echo "  recording: ${out#"$BUILD"/}, made $(date -u -r "$out/deb.data" '+%H:%M UTC') from the same inputs"
+		return 0
+	done
+	out=$BUILD/l1-results/bench-guest
+	rm -rf "$out" && mkdir -p "$out" "$BENCH_WORK/l2"
+	"$REPO/tests/qemu/make-l2-initrd.sh" "$BENCH_WORK/l2/initrd.gz"
+	if ! "$REPO/tests/qemu/l1-run.sh" -t 400 -s "$BENCH_WORK/l2" "$out" "$REPO/tests/qemu/debian-guest-l1.sh" \
+		"$BUILD" "$vmlinuz" "$BENCH_WORK/l2/initrd.gz" >"$BENCH_WORK/l1.out" 2>&1 ||
+		! grep -q '^record: 0' "$out/status"; then
+		sed 's/^/    /' "$out/status" "$BENCH_WORK/l1.out" 2>/dev/null | tail -20
+		return 1
+	fi
+	echo "$key" >"$out/inputs.key"
+	echo "  recording: made now in L1"
+}
+
 bench_guest() {
-	local out=$BENCH_WORK/guest vmlinuz pkg cache
+	local out vmlinuz pkg cache
 	echo "== report: nested Debian guest, kvmprof report vs perf kvm report"
 	pkg=$("$REPO/scripts/fetch-debian-kernels.sh" --print | grep 'linux-image-6\.12' | head -1)
 	vmlinuz=$(ls "$pkg"/boot/vmlinuz-* 2>/dev/null | head -1)
@@ -89,13 +118,8 @@ bench_guest() {
 		result "report, nested guest" "skipped: no Debian kernel package" "" "SKIP"
 		return 0
 	fi
-	mkdir -p "$out" "$BENCH_WORK/l2"
-	"$REPO/tests/qemu/make-l2-initrd.sh" "$BENCH_WORK/l2/initrd.gz"
-	if ! "$REPO/tests/qemu/l1-run.sh" -t 400 -s "$BENCH_WORK/l2" "$out" "$REPO/tests/qemu/debian-guest-l1.sh" \
-		"$BUILD" "$vmlinuz" "$BENCH_WORK/l2/initrd.gz" >"$BENCH_WORK/l1.out" 2>&1 ||
-		! grep -q '^record: 0' "$out/status"; then
+	if ! guest_recording "$vmlinuz"; then
 		echo "  MISS: the guest recording failed"
-		sed 's/^/    /' "$out/status" 2>/dev/null
 		result "report, nested guest" "recording failed" "" "MISS"
 		return 1
 	fi

@@ -13,6 +13,7 @@ check "Debian 6.12 vmlinuz available" test -f "$VMLINUZ"
 OUT=$BUILD/l1-results/debian
 rm -rf "$OUT" && mkdir -p "$OUT" "$BUILD/l2"
 "$REPO/tests/qemu/make-l2-initrd.sh" "$BUILD/l2/initrd.gz"
+key=$("$REPO/tests/qemu/debian-guest-key.sh" "$BUILD" "$VMLINUZ")
 t0=$SECONDS
 "$REPO/tests/qemu/l1-run.sh" -t 400 "$OUT" "$REPO/tests/qemu/debian-guest-l1.sh" "$BUILD" \
 	"$VMLINUZ" "$BUILD/l2/initrd.gz"
@@ -27,6 +28,11 @@ check "perf kvm --guest record succeeded" grep -q "^perf-record: 0" "$OUT/status
 check "kvmprof record succeeded" grep -q "^record: 0" "$OUT/status"
 check "L2 started its work only once the recorders ran" grep -q "^go: 0 " "$OUT/status"
 check "kvmprof named the guest from -name" grep -q "name deb12" "$OUT/record.out"
+# A complete run: the benchmarks may take its recordings (debian-guest-key.sh).
+if [ $rc -eq 0 ] && grep -q "^qemu: 0" "$OUT/status" && grep -q "^record: 0" "$OUT/status" &&
+	grep -q "^perf-record: 0" "$OUT/status" && grep -q "^go: 0 " "$OUT/status"; then
+	echo "$key" >"$OUT/inputs.key"
+fi
 
 # The slide L2 really ran at: its runtime _text minus the package's link-time _text.
 l2_slide "$OUT/l2-kallsyms"

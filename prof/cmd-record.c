@@ -276,6 +276,27 @@ static int synthesize(struct record_state *rs, const struct record_opts *o, pid_
 	return 0;
 }
 
+/*
+ * Without KVM no sample is a guest's: the rings can go to the file unread
+ * until a watch sees KVM come up. Filtering by --host or --guest needs
+ * each record read. The watch is set before the check, so that KVM cannot
+ * come up between the two unseen. Returns the watch, or -1 to read the
+ * records as they come (KVM is up, or nothing can be watched).
+ */
+static int watch_for_unread(const struct record_state *rs)
+{
+	int fd;
+
+	if (!rs->want_host || !rs->want_guest)
+		return -1;
+	fd = kvm_watch_open();
+	if (fd >= 0 && kvm_is_loaded()) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 static int run_record(struct record_opts *o, int argc, char **argv)
 {
 	struct record_state rs;
@@ -285,7 +306,6 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 	struct workload wl = {.pid = -1, .go_fd = -1, .err_fd = -1};
 	pid_t child = -1, target = o->pid;
 	int status = 0, ret;
-	uint64_t kvm_checked_ns;
 	bool unread;
 
 	o->ev.enable_on_exec = o->command != NULL;
@@ -298,12 +318,8 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 		ret = workload_prepare(o->command, &wl, &err);
 		child = target = wl.pid;
 	}
-	/*
-	 * Without KVM no sample is a guest's: the rings can go to the file
-	 * unread. Filtering by --host or --guest needs each record read.
-	 */
-	kvm_checked_ns = record_now_ns();
-	unread = rs.want_host && rs.want_guest && !kvm_is_loaded();
+	rs.kvm_watch = watch_for_unread(&rs);
+	unread = rs.kvm_watch >= 0;
 	if (unread)
 		snprintf(rs.ctx_why, sizeof(rs.ctx_why),
 			 "KVM was not loaded when the recording started");
@@ -326,7 +342,7 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 		ret = workload_start(&wl, &err);
 	workload_release(&wl);
 	if (!ret && unread)
-		record_state_begin_unread(&rs, kvm_checked_ns);
+		record_state_begin_unread(&rs);
 	if (!ret)
 		ret = record_loop(&rs, &el, child, &status, 0);
 	if (!ret)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ksym/ksym.h"
 #include "machine/vdso.h"
@@ -26,6 +27,7 @@ void record_state_init(struct record_state *rs, bool host, bool guest)
 	/* Neither flag means both, as with perf record. */
 	rs->want_host = host || !guest;
 	rs->want_guest = guest || !host;
+	rs->kvm_watch = -1;
 }
 
 /* Remember each file a user mapping names (MMAP and MMAP2 records), and [vdso]. */
@@ -162,10 +164,16 @@ int record_state_on_record(void *ctx, const struct perf_event_header *ev)
 	return emit_from_ring(rs, ev);
 }
 
-void record_state_begin_unread(struct record_state *rs, uint64_t kvm_checked_ns)
+static void close_watch(struct record_state *rs)
+{
+	if (rs->kvm_watch >= 0)
+		close(rs->kvm_watch);
+	rs->kvm_watch = -1;
+}
+
+void record_state_begin_unread(struct record_state *rs)
 {
 	rs->unread = true;
-	rs->kvm_checked_ns = kvm_checked_ns;
 	rs->unread_from = pd_writer_data_size(rs->writer);
 	rs->unread_to = rs->unread_from;
 }
@@ -176,6 +184,7 @@ void record_state_end_unread(struct record_state *rs)
 		return;
 	rs->unread = false;
 	rs->unread_to = pd_writer_data_size(rs->writer);
+	close_watch(rs);
 }
 
 static int write_pieces(struct record_state *rs)
@@ -387,4 +396,5 @@ void record_state_release(struct record_state *rs)
 			free(rs->mapped.vals[i]);
 	hashmap_release(&rs->mapped);
 	guest_namer_release(&rs->namer);
+	close_watch(rs);
 }

@@ -41,7 +41,7 @@ struct record_state {
 	bool unread;
 	uint64_t unread_from;
 	uint64_t unread_to;
-	uint64_t kvm_checked_ns; /* when the recorder last looked for KVM */
+	int kvm_watch; /* unread: KVM coming up makes it readable (kvm_watch_open()) */
 	/* A pass over unread rings: its pieces, written with its round's marker. */
 	struct iovec pieces[PD_WRITER_PIECES];
 	int nr_pieces;
@@ -56,10 +56,10 @@ int record_state_on_record(void *ctx, const struct perf_event_header *ev);
 int record_state_ring_done(void *ctx);
 int record_state_finish_round(struct record_state *rs);
 /*
- * From here on the rings go to the file unread (record_state_on_ring_bytes()).
- * KVM was found unloaded at kvm_checked_ns: the next look is a wait later.
+ * From here on the rings go to the file unread (record_state_on_ring_bytes()),
+ * until rs->kvm_watch says that KVM came up.
  */
-void record_state_begin_unread(struct record_state *rs, uint64_t kvm_checked_ns);
+void record_state_begin_unread(struct record_state *rs);
 /* From here on each record is read as it comes (record_state_on_record()). */
 void record_state_end_unread(struct record_state *rs);
 int record_state_on_ring_bytes(void *ctx, const void *a, size_t alen, const void *b,

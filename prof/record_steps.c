@@ -108,7 +108,7 @@ static int child_done(pid_t child, int *status, const struct evlist *el)
  * machines, half of what it used while the workload ran; a second still
  * reads a guest's samples while its process, named from them, is likely
  * alive. Rings written unread have no guest to name: the kernel alone
- * wakes the recorder then.
+ * wakes the recorder then, for the rings or for KVM coming up.
  */
 #define RECORD_WAIT_MS 1000
 
@@ -126,32 +126,15 @@ static int wait_ms(const struct record_state *rs, uint64_t deadline_ns)
 }
 
 /*
- * Whether KVM has come up, asked at most once every RECORD_WAIT_MS: the
- * check is two path lookups, which cost the recorder 60 us a wake-up
- * here, a sixth of what perf record spends in one. A guest's samples read
- * back after the recording still take the name its later samples, read as
- * they come, give it.
- */
-static bool kvm_came_up(struct record_state *rs)
-{
-	uint64_t now = record_now_ns();
-
-	if (rs->kvm_checked_ns && now - rs->kvm_checked_ns < RECORD_WAIT_MS * 1000000ULL)
-		return false;
-	rs->kvm_checked_ns = now;
-	return kvm_is_loaded();
-}
-
-/*
  * One pass over the rings, ended by a round marker when it found records:
- * unread while KVM stays unloaded, record by record from the pass that
- * finds it loaded. Returns 0 or a negative errno.
+ * unread while KVM stays unloaded, record by record from the pass after
+ * the wait that its watch ended. Returns 0 or a negative errno.
  */
 static int drain_rings(struct record_state *rs, struct evlist *el)
 {
 	long n;
 
-	if (rs->unread && kvm_came_up(rs))
+	if (rs->unread && el->woken && kvm_watch_check(rs->kvm_watch))
 		record_state_end_unread(rs);
 	if (rs->unread) {
 		n = evlist_pass_each(el, record_state_on_ring_bytes,
@@ -193,6 +176,7 @@ int record_loop(struct record_state *rs, struct evlist *el, pid_t child,
 			break;
 		if (deadline_ns && record_now_ns() >= deadline_ns)
 			break;
+		el->wake_fd = rs->unread ? rs->kvm_watch : -1;
 		evlist_poll(el, wait_ms(rs, deadline_ns), &waiting);
 		ret = drain_rings(rs, el);
 	}

@@ -24,4 +24,18 @@
  */
 bool kvm_is_loaded(void);
 
+/*
+ * A watch for KVM coming up, so that a recorder need not look for it at
+ * each wake-up: an inotify descriptor (non-blocking) that turns readable
+ * when an entry is created in, or moved into, the device's folder (/dev,
+ * where devtmpfs adds kvm as KVM registers it; or KVMPROF_KVM_DEVICE's).
+ * Open it before the first kvm_is_loaded(), so that nothing falls between.
+ * Returns the descriptor or -errno. A container whose /dev is its own sees
+ * no device come: KVM_DEVICE_SYSFS alone cannot be watched.
+ */
+int kvm_watch_open(void);
+
+/* After the watch turned readable: its events taken, and whether KVM is up. */
+bool kvm_watch_check(int fd);
+
 #endif

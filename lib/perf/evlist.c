@@ -74,6 +74,7 @@ void evlist_init(struct evlist *el, size_t mmap_pages)
 	memset(el, 0, sizeof(*el));
 	el->mmap_pages = mmap_pages;
 	el->pid = -1;
+	el->wake_fd = -1;
 }
 
 int evlist_add(struct evlist *el, const struct perf_event_attr *attr, const char *name)
@@ -310,7 +311,7 @@ long evlist_drain(struct evlist *el, record_fn fn, void *ctx)
 int evlist_poll(struct evlist *el, int timeout_ms, const sigset_t *sigmask)
 {
 	struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000};
-	struct pollfd pfd[EVLIST_POLL_MAX];
+	struct pollfd pfd[EVLIST_POLL_MAX + 1];
 	struct ring *polled[EVLIST_POLL_MAX];
 	size_t n = 0, live = 0, hung = 0;
 	int ret;
@@ -326,9 +327,11 @@ int evlist_poll(struct evlist *el, int timeout_ms, const sigset_t *sigmask)
 		pfd[n++] = (struct pollfd){.fd = el->rings[i].fd, .events = POLLIN};
 	}
 	el->hung_up = !live;
+	el->woken = false;
 	if (!live)
 		return 0;
-	ret = ppoll(pfd, n, timeout_ms < 0 ? NULL : &ts, sigmask);
+	pfd[n] = (struct pollfd){.fd = el->wake_fd, .events = POLLIN};
+	ret = ppoll(pfd, n + (el->wake_fd >= 0), timeout_ms < 0 ? NULL : &ts, sigmask);
 	for (size_t i = 0; ret > 0 && i < n; i++) {
 		if (pfd[i].revents & (POLLHUP | POLLERR)) {
 			polled[i]->hung_up = true;
@@ -336,6 +339,7 @@ int evlist_poll(struct evlist *el, int timeout_ms, const sigset_t *sigmask)
 		}
 	}
 	el->hung_up = hung == live;
+	el->woken = ret > 0 && el->wake_fd >= 0 && (pfd[n].revents & POLLIN);
 	return ret;
 }
 

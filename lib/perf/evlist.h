@@ -45,6 +45,8 @@ struct evlist {
 	size_t mmap_pages; /* data pages per ring, a power of two */
 	uint8_t *scratch;  /* a record that wraps around the ring is copied here */
 	bool hung_up;	   /* every ring has hung up: no record can come */
+	int wake_fd;	   /* polled beside the rings when >= 0 (evlist_poll()) */
+	bool woken;	   /* wake_fd was readable in the last evlist_poll() */
 };
 
 /* Online CPUs from /sys/devices/system/cpu/online. */
@@ -100,7 +102,8 @@ long evlist_pass_each(struct evlist *el, ring_bytes_fn fn, ring_done_fn done, vo
  * polled again: it would be ready at once, every time, and a signal
  * unblocked only for the wait would stay pending (ppoll() delivers one
  * only when it interrupts the wait). Once all have hung up, el->hung_up
- * is set and nothing is polled.
+ * is set and nothing is polled. el->wake_fd, when set, is polled too:
+ * el->woken says whether it was readable.
  */
 int evlist_poll(struct evlist *el, int timeout_ms, const sigset_t *sigmask);
 

@@ -314,6 +314,8 @@ static int run_record(struct record_opts *o, int argc, char **argv)
 	ret = guest_namer_open(&rs.namer, o->guests_conf, "kvmprof record", &err);
 	if (!ret)
 		ret = evsetup_add_events(&o->ev, &el, &err);
+	if (!ret)
+		evsetup_single_event(&el);
 	if (!ret && o->command) {
 		ret = workload_prepare(o->command, &wl, &err);
 		child = target = wl.pid;

@@ -27,7 +27,8 @@ static uint16_t max_stack(void)
 
 /*
  * IDENTIFIER, IP, TID and TIME come first: record_state.c and the live
- * session read a sample's pid and time at these fixed places. The kernel
+ * session read a sample's pid and time at these fixed places (after
+ * IDENTIFIER while it is there: evsetup_single_event()). The kernel
  * writes a call chain after PERIOD, so asking for one leaves them there.
  */
 static void fill_attr(const struct event_opts *o, struct perf_event_attr *attr)
@@ -53,6 +54,12 @@ static void fill_attr(const struct event_opts *o, struct perf_event_attr *attr)
 		attr->inherit = 1;
 		attr->enable_on_exec = o->enable_on_exec;
 	}
+}
+
+void evsetup_single_event(struct evlist *el)
+{
+	if (el->nr_evsels == 1)
+		el->evsels[0].attr.sample_type &= ~(uint64_t)PERF_SAMPLE_IDENTIFIER;
 }
 
 int evsetup_add_events(const struct event_opts *o, struct evlist *el, struct kp_err *err)

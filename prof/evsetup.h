@@ -32,25 +32,42 @@ struct event_opts {
 #define EVSETUP_MAX_STACK_DEFAULT 127
 
 /*
- * The sample layout keeps IDENTIFIER, IP, TID and TIME first whatever
- * else is asked (a call chain comes after PERIOD, the guest context
- * last), so these two read fixed places.
- *
- * The pid of a sample of these events (0 when too short to hold one). */
-static inline uint32_t evsetup_sample_pid(const struct perf_event_header *ev)
+ * The sample layout keeps IP, TID and TIME first whatever else is asked (a
+ * call chain comes after PERIOD, the guest context last), after IDENTIFIER
+ * when there is more than one event (evsetup_single_event()), so these
+ * read fixed places given the events' @sample_type.
+ */
+static inline size_t evsetup_ip_word(uint64_t sample_type)
+{
+	return !!(sample_type & PERF_SAMPLE_IDENTIFIER);
+}
+
+/* The pid of a sample of these events (0 when too short to hold one). */
+static inline uint32_t evsetup_sample_pid(const struct perf_event_header *ev,
+					  uint64_t sample_type)
 {
 	const uint32_t *w = (const void *)(ev + 1);
+	size_t at = 2 * (evsetup_ip_word(sample_type) + 1);
 
-	return ev->size >= sizeof(*ev) + 24 ? w[4] : 0;
+	return ev->size >= sizeof(*ev) + 4 * (at + 2) ? w[at] : 0;
 }
 
 /* Its time (0 when too short). */
-static inline uint64_t evsetup_sample_time(const struct perf_event_header *ev)
+static inline uint64_t evsetup_sample_time(const struct perf_event_header *ev,
+					   uint64_t sample_type)
 {
 	const uint64_t *w = (const void *)(ev + 1);
+	size_t at = evsetup_ip_word(sample_type) + 2;
 
-	return ev->size >= sizeof(*ev) + 32 ? w[3] : 0;
+	return ev->size >= sizeof(*ev) + 8 * (at + 1) ? w[at] : 0;
 }
+
+/*
+ * With one event, no sample needs its IDENTIFIER to find its event: it is
+ * taken out of that event's samples: 8 of a sample's 56 bytes that
+ * the kernel no longer writes nor the recorder copies.
+ */
+void evsetup_single_event(struct evlist *el);
 
 /* Add each event of @o->events, with kvmprof's sample layout, to @el. */
 int evsetup_add_events(const struct event_opts *o, struct evlist *el, struct kp_err *err);

@@ -95,10 +95,11 @@ static int on_sample(struct record_state *rs, const struct perf_event_header *ev
 	struct guest_ctx ctx;
 	uint8_t buf[65536];
 	bool guest = pd_misc_is_guest(ev->misc);
+	uint64_t type = rs->synth.sample_type;
 	int ret;
 
 	if (rs->guest_ctx)
-		ev = guestctx_strip(ev, evsetup_sample_pid(ev), &ctx, buf);
+		ev = guestctx_strip(ev, evsetup_sample_pid(ev, type), &ctx, buf);
 
 	/* Software events ignore exclude_host/exclude_guest: filter here too. */
 	if (guest ? !rs->want_guest : !rs->want_host) {
@@ -106,9 +107,9 @@ static int on_sample(struct record_state *rs, const struct perf_event_header *ev
 		return 0;
 	}
 	rs->samples++;
-	guestkmaps_saw_time(&rs->kmaps, evsetup_sample_time(ev));
+	guestkmaps_saw_time(&rs->kmaps, evsetup_sample_time(ev, type));
 	if (guest || rs->vmm_samples) {
-		int pid = (int)evsetup_sample_pid(ev);
+		int pid = (int)evsetup_sample_pid(ev, type);
 
 		rs->guest_samples += guest;
 		ret = guest_namer_note(&rs->namer, &rs->guests, pid,
@@ -117,7 +118,7 @@ static int on_sample(struct record_state *rs, const struct perf_event_header *ev
 		if (!ret)
 			ret = guestkmaps_note(&rs->kmaps, &rs->synth, pid,
 					      rs->guest_ctx ? ctx.lstar : 0,
-					      evsetup_sample_time(ev));
+					      evsetup_sample_time(ev, type));
 		if (ret)
 			return ret;
 	}

@@ -70,8 +70,8 @@ static int take_sample(struct session *s, const struct perf_event_header *ev)
 {
 	uint8_t buf[65536];
 	struct guest_ctx ctx = {0};
-	uint32_t pid = evsetup_sample_pid(ev);
-	uint64_t time = evsetup_sample_time(ev);
+	uint32_t pid = evsetup_sample_pid(ev, s->synth.sample_type);
+	uint64_t time = evsetup_sample_time(ev, s->synth.sample_type);
 	bool guest = pd_misc_is_guest(ev->misc);
 	int ret = 0;
 

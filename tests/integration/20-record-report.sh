@@ -23,6 +23,10 @@ check "report names the spinner's function from its ELF .symtab" \
 	grep -qE 'spinner +spinner +\[\.\] kvmprof_spin_here' "$TMP/k.report"
 check "report names host kernel functions" grep -qE '\[kernel\.kallsyms\] +\[k\] [a-z_]' "$TMP/k.report"
 
+# One event: its samples need no IDENTIFIER to find it, and carry none.
+check "one event: samples without IDENTIFIER ($(perf evlist -v -i "$F" 2>/dev/null | grep -o 'sample_type: [A-Z_|]*'))" \
+	bash -c "perf evlist -v -i '$F' 2>/dev/null | grep -q 'sample_type: IP|TID|TIME|CPU|PERIOD,'"
+
 perf report -i "$F" --stdio -s comm,dso,sym >"$TMP/p.report" 2>"$TMP/p.err"
 check "perf 6.1 reads kvmprof's file" test -s "$TMP/p.report"
 k_total=$(event_count <"$TMP/k.report")
@@ -149,3 +153,16 @@ check "kvmprof report reads the grown file: 50000 samples" \
 	bash -c "'$KVMPROF' report -i '$TMP/grown.data' --stdio | grep -q '^# Samples: 50000 of event'"
 check "perf report reads it too" \
 	bash -c "perf report -i '$TMP/grown.data' --stdio 2>/dev/null | grep -q '^# Samples: 50K of event'"
+
+# Two events: each sample names its event by IDENTIFIER, and both tools
+# count each event's samples alike.
+F2=$TMP/two.data
+"$KVMPROF" record -a -q -e cpu-clock,task-clock -o "$F2" -- "$TMP/spinner" 1
+check "two events: both keep IDENTIFIER" \
+	test "$(perf evlist -v -i "$F2" 2>/dev/null | grep -c 'sample_type: .*|IDENTIFIER,')" = 2
+per_event() { sed -n "s/^# Samples: \([0-9]*\) of event '\(.*\)'/\2 \1/p"; }
+k_two=$("$KVMPROF" report -i "$F2" --stdio 2>/dev/null | per_event | xargs)
+p_two=$(perf script -i "$F2" -F event 2>/dev/null | sed 's/: *$//; s/^ *//' | sort | uniq -c |
+	awk '{ print $2, $1 }' | xargs)
+check "two events: kvmprof and perf count each event's samples alike ($k_two; $p_two)" \
+	bash -c "[ -n '$k_two' ] && [ '$k_two' = '$p_two' ]"

@@ -30,28 +30,33 @@
 static char dir[] = "/tmp/kvmprof-reboot.XXXXXX";
 static char data[64], kallsyms[64], debugfs[64];
 
-/* A ring sample, with the kernel's guest context at its end when @ctx. */
-struct ring_sample {
-	struct test_sample s;
-	struct perf_sample_guest_ctx ctx;
-};
-
+/*
+ * A ring sample, with the kernel's guest context at its end when @ctx, and
+ * without its IDENTIFIER when @id is false (one event: evsetup_single_event()).
+ */
 static void feed_sample(struct record_state *rs, uint64_t ip, uint64_t lstar,
-			uint64_t time, bool ctx)
+			uint64_t time, bool ctx, bool id)
 {
-	struct ring_sample r = {
-		.s = {.h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_GUEST_KERNEL,
-			    ctx ? sizeof(r) : sizeof(r.s)},
-		      .id = 7,
-		      .ip = ip,
-		      .pid = QEMU_PID,
-		      .tid = QEMU_PID + 1,
-		      .time = time,
-		      .period = 1000},
-		.ctx = {.vcpu_id = 0, .pt_root = 0x1000, .kernel_entry = lstar},
-	};
+	struct test_sample s = {
+		.h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_GUEST_KERNEL, 0},
+		.id = 7,
+		.ip = ip,
+		.pid = QEMU_PID,
+		.tid = QEMU_PID + 1,
+		.time = time,
+		.period = 1000};
+	struct perf_sample_guest_ctx k = {
+		.vcpu_id = 0, .pt_root = 0x1000, .kernel_entry = lstar};
+	uint8_t buf[sizeof(s) + sizeof(k)];
+	size_t body = sizeof(s) - sizeof(s.h) - (id ? 0 : sizeof(s.id));
+	struct perf_event_header *h = (struct perf_event_header *)buf;
 
-	assert_int_equal(record_state_on_record(rs, &r.s.h), 0);
+	memcpy(buf + sizeof(s.h), id ? (void *)&s.id : (void *)&s.ip, body);
+	if (ctx)
+		memcpy(buf + sizeof(s.h) + body, &k, sizeof(k));
+	*h = s.h;
+	h->size = (uint16_t)(sizeof(s.h) + body + (ctx ? sizeof(k) : 0));
+	assert_int_equal(record_state_on_record(rs, h), 0);
 }
 
 static void debugfs_lstar(uint64_t lstar)
@@ -68,12 +73,14 @@ static void debugfs_lstar(uint64_t lstar)
  * Record HALF samples in do_syscall_64 at SLIDE1, the guest reboots, then
  * HALF in native_safe_halt at SLIDE2, a round marker every 5 samples.
  */
-static void record_reboot(bool ctx)
+static void record_reboot(bool ctx, bool with_id)
 {
-	struct perf_event_attr attr = {.type = PERF_TYPE_SOFTWARE,
-				       .config = PERF_COUNT_SW_CPU_CLOCK,
-				       .sample_type = SAMPLE_TYPE,
-				       .sample_id_all = 1};
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_type =
+			with_id ? SAMPLE_TYPE : SAMPLE_TYPE & ~PERF_SAMPLE_IDENTIFIER,
+		.sample_id_all = 1};
 	struct record_state rs;
 	struct kp_err err = {0};
 	uint64_t id = 7;
@@ -93,7 +100,7 @@ static void record_reboot(bool ctx)
 		if (i == HALF)
 			debugfs_lstar(LINK_SYS + SLIDE2);
 		feed_sample(&rs, (second ? LINK_HALT : LINK_DO) + slide + 0x10,
-			    LINK_SYS + slide, 1000 + (uint64_t)i, ctx);
+			    LINK_SYS + slide, 1000 + (uint64_t)i, ctx, with_id);
 		if (i % 5 == 4)
 			assert_int_equal(record_state_finish_round(&rs), 0);
 	}
@@ -152,7 +159,19 @@ static void report_both_halves(void)
 static void test_reboot_with_guest_context(void **state)
 {
 	(void)state;
-	record_reboot(true);
+	record_reboot(true, true);
+	assert_int_equal(count_guest_maps(), 2);
+	report_both_halves();
+}
+
+/* One event: samples without IDENTIFIER, their pid and time a word earlier. */
+static void test_reboot_one_event(void **state)
+{
+	(void)state;
+	record_reboot(true, false);
+	assert_int_equal(count_guest_maps(), 2);
+	report_both_halves();
+	record_reboot(false, false);
 	assert_int_equal(count_guest_maps(), 2);
 	report_both_halves();
 }
@@ -160,7 +179,7 @@ static void test_reboot_with_guest_context(void **state)
 static void test_reboot_from_kernel_maps(void **state)
 {
 	(void)state;
-	record_reboot(false);
+	record_reboot(false, true);
 	assert_int_equal(count_guest_maps(), 2);
 	report_both_halves();
 }
@@ -189,6 +208,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_reboot_from_kernel_maps, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_reboot_one_event, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

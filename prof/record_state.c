@@ -174,6 +174,8 @@ static void close_watch(struct record_state *rs)
 
 void record_state_begin_unread(struct record_state *rs)
 {
+	/* Its first store faults: before the workload runs, not at a wake-up. */
+	memset(rs->pieces, 0, sizeof(rs->pieces));
 	rs->unread = true;
 	rs->unread_from = pd_writer_data_size(rs->writer);
 	rs->unread_to = rs->unread_from;

@@ -33,6 +33,8 @@ void record_catch_signals(void)
 {
 	struct sigaction sa = {.sa_handler = on_signal}, chld = {.sa_handler = on_child};
 
+	/* The flag's page faults in now, not in the handler at the workload's end. */
+	child_exited = 0;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGCHLD, &chld, NULL);

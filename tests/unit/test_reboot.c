@@ -156,32 +156,32 @@ static void report_both_halves(void)
 	session_close(&s);
 }
 
+/* Record the reboot with samples of that kind, then read both halves back. */
+static void reboot_and_report(bool ctx, bool with_id)
+{
+	record_reboot(ctx, with_id);
+	assert_int_equal(count_guest_maps(), 2);
+	report_both_halves();
+}
+
 static void test_reboot_with_guest_context(void **state)
 {
 	(void)state;
-	record_reboot(true, true);
-	assert_int_equal(count_guest_maps(), 2);
-	report_both_halves();
+	reboot_and_report(true, true);
 }
 
 /* One event: samples without IDENTIFIER, their pid and time a word earlier. */
 static void test_reboot_one_event(void **state)
 {
 	(void)state;
-	record_reboot(true, false);
-	assert_int_equal(count_guest_maps(), 2);
-	report_both_halves();
-	record_reboot(false, false);
-	assert_int_equal(count_guest_maps(), 2);
-	report_both_halves();
+	reboot_and_report(true, false);
+	reboot_and_report(false, false);
 }
 
 static void test_reboot_from_kernel_maps(void **state)
 {
 	(void)state;
-	record_reboot(false, true);
-	assert_int_equal(count_guest_maps(), 2);
-	report_both_halves();
+	reboot_and_report(false, true);
 }
 
 static int setup(void **state)

@@ -63,9 +63,9 @@ static inline uint64_t evsetup_sample_time(const struct perf_event_header *ev,
 }
 
 /*
- * With one event, no sample needs its IDENTIFIER to find its event: it is
- * taken out of that event's samples: 8 of a sample's 56 bytes that
- * the kernel no longer writes nor the recorder copies.
+ * With one event, no sample needs its IDENTIFIER to find its event, so it
+ * is taken out: 8 of a sample's 56 bytes that the kernel no longer writes
+ * nor the recorder copies.
  */
 void evsetup_single_event(struct evlist *el);
 

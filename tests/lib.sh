@@ -27,18 +27,27 @@ check() {
 }
 
 # build_spinner OUT: a program that spins for its argument's seconds (1 by
-# default) in kvmprof_spin_here(), with symbols, for tests to sample.
+# default) in kvmprof_spin_here(), with symbols, for tests to sample. The
+# seconds are counted on the monotonic clock: time()'s whole seconds made
+# "1" anything from a few milliseconds to a second.
 build_spinner() {
 	cat >"$1.c" <<'C'
 #include <stdlib.h>
 #include <time.h>
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 __attribute__((noinline)) void kvmprof_spin_here(double secs)
 {
 	volatile unsigned long x = 0;
-	time_t end = time(NULL) + (time_t)secs;
+	double end = now() + secs;
 
-	while (time(NULL) < end)
-		for (int i = 0; i < 1000000; i++)
+	while (now() < end)
+		for (int i = 0; i < 100000; i++)
 			x += (unsigned long)i;
 }
 int main(int argc, char **argv)

@@ -6,7 +6,8 @@
 #       (default: all but coldstart)
 #
 # Each benchmark prints its measurements and its target, then "PASS" or
-# "MISS", and adds a row to the results table, BUILD_DIR/bench-results.md.
+# "MISS" ("INFO" for a figure without a target), and adds a row to the
+# results table, BUILD_DIR/bench-results.md.
 #   symbols   kallsyms parse of 200k symbols <= 30 ms, >= 20 M lookups/s
 #   report    kvmprof report >= 10x faster than perf report (CPU time), peak
 #             RSS no larger, same top 20 rows, on real recordings the bench
@@ -19,7 +20,8 @@
 #             to a first byte are printed without a target
 #   top       kvmprof top's CPU time <= perf top's at 4 kHz (bench/top.sh)
 #   repeated  report on 1M samples made by repeating one short recording:
-#             caches hit nearly every time, so this is a secondary figure
+#             caches hit nearly every time, so this is a secondary figure,
+#             printed without a target (INFO)
 #   coldstart guestfs-mount's cold start for 1, 3 and 8 guests in a shared
 #             appliance vs guestmount -i per guest (bench/coldstart.sh);
 #             minutes under software emulation, so only when named
@@ -111,12 +113,13 @@ bench_repeated() {
 		"perf ${pr} KB; speed-up: ${ratio}x"
 	echo "  same top 20 rows: $([ $same = 1 ] && echo yes || echo no)"
 	[ $same = 1 ] || sed 's/^/    /' "$WORK/top.diff" | head -20
-	echo "  targets: >= 10x faster, RSS <= perf's, same top 20"
-	verdict "$(awk -v r="$ratio" -v a="$kr" -v b="$pr" -v s=$same \
-		'BEGIN { print (r >= 10 && a <= b && s == 1) }')" \
-		"repeated samples (secondary): report, 1M" \
+	# No target: repeated samples hit kvmprof's caches nearly every time,
+	# so the figure overstates it; the real recordings' rows (report) hold
+	# the targets. Kept to compare with runs before those rows existed.
+	echo "  INFO (secondary: no target)"
+	result "repeated samples (secondary): report, 1M" \
 		"${ratio}x perf's CPU (${kt} s vs ${pt} s); RSS $kr vs $pr KB; top 20 $([ $same = 1 ] && echo yes || echo no)" \
-		">= 10x, RSS <= perf's, same top 20"
+		"none: caches hit nearly every time; the real recordings' rows hold the targets" "INFO"
 }
 
 # Seconds with nanoseconds, and the difference of two of them.

@@ -35,64 +35,91 @@ done
 
 log() { echo "fetch-debian-kernels: $*" >&2; }
 
-# Does apt know a downloadable version of this package?
-candidate() {
-	apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { if ($2 != "(none)") print $2 }'
+# apt-cache reads every package list on each call when apt keeps no binary
+# cache (as in Debian's container images): about 0.6 s a call here. So the
+# two series are resolved in two calls, one "depends" and one "policy".
+
+# candidates PKG...: "PKG VERSION" for each package apt can download.
+candidates() {
+	apt-cache policy "$@" 2>/dev/null |
+		awk '/^[^ ].*:$/ { p = substr($0, 1, length($0) - 1) }
+		     /^ +Candidate:/ { if ($2 != "(none)") print p, $2 }'
 }
 
-# The package a Debian guest would run: what the metapackage depends on.
-from_meta() {
-	local meta=$1 regex=$2
-
-	apt-cache depends "$meta" 2>/dev/null |
-		awk '/^ *Depends:/ { print $2 }' | grep -E "$regex" | head -n1 || true
+# depends_of META REGEX <DEPENDS: the first dependency of META matching
+# REGEX, in the output of apt-cache depends for several metapackages.
+depends_of() {
+	awk -v meta="$1" '/^[^ ]/ { m = ($1 == meta) } m && /^ *Depends:/ { print $2 }' |
+		grep -E "$2" | head -n1 || true
 }
 
-# Otherwise the newest image of the series that apt can download, signed
-# (plain name) or unsigned.
+# newest PREFIX REGEX: the newest image of the series that apt can
+# download, signed (plain name) or unsigned; for when the metapackage
+# names none.
 newest() {
-	local prefix=$1 regex=$2 pkg
+	local names
 
-	{ apt-cache pkgnames "$prefix" 2>/dev/null | grep -E "$regex" || true; } | sort -V -r |
-		while read -r pkg; do
-			if [ -n "$(candidate "$pkg")" ]; then
-				echo "$pkg"
-				break
-			fi
-		done
-}
-
-resolve() {
-	local meta=$1 prefix=$2 regex=$3 pkg
-
-	pkg=$(from_meta "$meta" "$regex")
-	if [ -z "$pkg" ] || [ -z "$(candidate "$pkg")" ]; then
-		pkg=$(newest "$prefix" "$regex")
-	fi
-	if [ -z "$pkg" ]; then
-		log "no package matching $regex is known to apt (run apt-get update?)"
-		return 1
-	fi
-	echo "$pkg"
+	names=$(apt-cache pkgnames "$1" 2>/dev/null | grep -E "$2" || true)
+	[ -n "$names" ] || return 0
+	# shellcheck disable=SC2086
+	candidates $names | sort -k1,1Vr | head -n1
 }
 
 # A fresh machine has empty package lists: refresh them once, as root.
-apt_lists_ready() {
-	if [ -n "$(candidate linux-image-amd64)" ]; then
-		return 0
-	fi
+refresh_lists() {
 	if [ "$(id -u)" -ne 0 ]; then
-		log "apt knows no linux-image-amd64; run apt-get update as root"
+		log "apt knows no Debian kernel packages; run apt-get update as root"
 		return 1
 	fi
 	log "refreshing apt's package lists"
 	apt-get update -q >/dev/null
 }
 
-fetch_one() {
-	local pkg=$1 version dir tmp deb
+# resolve: "PKG VERSION" for the 6.1 and the 6.12 image a Debian guest
+# would run, one line each.
+resolve() {
+	local deps pkgs=() found series meta prefix regex line
 
-	version=$(candidate "$pkg")
+	deps=$(apt-cache depends linux-image-amd64 linux-image-6.12-amd64 2>/dev/null || true)
+	if ! grep -q 'Depends:' <<<"$deps"; then
+		refresh_lists || return 1
+		deps=$(apt-cache depends linux-image-amd64 linux-image-6.12-amd64 2>/dev/null || true)
+	fi
+	for series in 6.1 6.12; do
+		series_of "$series"
+		pkgs+=("$(depends_of "$meta" "$regex" <<<"$deps")")
+	done
+	found=$(candidates "${pkgs[@]}")
+	for series in 6.1 6.12; do
+		series_of "$series"
+		line=$(grep -E "$regex" <<<"$found" | head -n1 || true)
+		[ -n "$line" ] || line=$(newest "$prefix" "$regex")
+		if [ -z "$line" ]; then
+			log "no package matching $regex is known to apt (run apt-get update?)"
+			return 1
+		fi
+		echo "$line"
+	done
+}
+
+# series_of SERIES: sets meta, prefix and regex for that kernel series.
+series_of() {
+	case "$1" in
+	6.1)
+		meta=linux-image-amd64 prefix=linux-image-6.1.0-
+		regex='^linux-image-6\.1\.0-[0-9]+-amd64(-unsigned)?( |$)'
+		;;
+	6.12)
+		meta=linux-image-6.12-amd64 prefix=linux-image-6.12.
+		regex='^linux-image-6\.12\.[0-9]+\+deb[0-9]+-amd64(-unsigned)?( |$)'
+		;;
+	esac
+}
+
+# fetch_one PKG VERSION: the package's folder, extracted if not yet.
+fetch_one() {
+	local pkg=$1 version=$2 dir tmp deb
+
 	dir="$DEST/${pkg}_${version}"
 	if [ -e "$dir/.complete" ]; then
 		echo "$dir"
@@ -129,22 +156,18 @@ print_cached() {
 }
 
 main() {
-	local dirs=() pkg series
+	local dirs=() lines=() line pkg version
 
 	mkdir -p "$DEST"
 	if [ "$FETCH" = 0 ]; then
 		[ "$PRINT" = 1 ] && print_cached
 		return 0
 	fi
-	apt_lists_ready
-	for series in 6.1 6.12; do
-		case "$series" in
-		6.1) pkg=$(resolve linux-image-amd64 linux-image-6.1.0- \
-			'^linux-image-6\.1\.0-[0-9]+-amd64(-unsigned)?$') ;;
-		6.12) pkg=$(resolve linux-image-6.12-amd64 linux-image-6.12. \
-			'^linux-image-6\.12\.[0-9]+\+deb[0-9]+-amd64(-unsigned)?$') ;;
-		esac
-		dirs+=("$(fetch_one "$pkg")")
+	mapfile -t lines < <(resolve)
+	[ ${#lines[@]} -eq 2 ] || return 1
+	for line in "${lines[@]}"; do
+		read -r pkg version <<<"$line"
+		dirs+=("$(fetch_one "$pkg" "$version")")
 	done
 	if [ "$PRINT" = 1 ]; then
 		printf '%s\n' "${dirs[@]}"

@@ -173,3 +173,13 @@ check "escape sequences in symbol names are neutralised in the table" \
 	bash -c "! '$KVMPROF' symbols '$TMP/evil.kallsyms' | grep -q $'\\033'"
 check "and in lookups" \
 	bash -c "! '$KVMPROF' symbols '$TMP/evil.kallsyms' --lookup ffffffff81000011 | grep -q $'\\033'"
+
+# The symbols benchmark times each parse in a new process (bench/bench_symtab.c):
+# it must parse the whole table there and count that process's page faults.
+"$KVMPROF" symbols /proc/kallsyms >"$TMP/host.kallsyms"
+line=$("$BUILD/bench/bench_symtab" "$TMP/host.kallsyms" 1000 2>&1)
+n=$(wc -l <"$TMP/host.kallsyms")
+check "bench_symtab parses all $n host symbols in its child processes ($line)" \
+	grep -qE "^parse_ms=[0-9.]+ parse_cpu_ms=[0-9.]+ faults=[1-9][0-9]* symbols=$n " <<<"$line"
+check "bench_symtab fails on a file it cannot parse" \
+	bash -c "! '$BUILD/bench/bench_symtab' '$TMP/empty' 1000 2>/dev/null"

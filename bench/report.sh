@@ -2,7 +2,7 @@
 # kvmprof report against perf report on real recordings the benchmark makes
 # itself, each of a fixed workload:
 #   compile  kvmprof record -a -F 20000 of the project's lib/ compiled over
-#            and over for 55 s on every CPU: at least 2M samples, most of them
+#            and over for 60 s on every CPU: at least 2M samples, most of them
 #            in short-lived cc1 processes (new addresses every time) and in
 #            stripped binaries (one row per address, as perf shows them);
 #   guest    the real Debian 6.12 guest of tests/qemu/debian-guest-l1.sh,
@@ -64,7 +64,7 @@ bench_compile() {
 	local data=$BENCH_WORK/compile.data n
 	echo "== report: system-wide compile at 20 kHz per CPU, kvmprof report vs perf report"
 	"$K" record -a -F 20000 -o "$data" -- bash -c \
-		". '$REPO/bench/lib.sh'; REPO='$REPO'; end=\$((SECONDS + 55)); while [ \$SECONDS -lt \$end ]; do compile_lib; done" \
+		". '$REPO/bench/lib.sh'; REPO='$REPO'; end=\$((SECONDS + 60)); while [ \$SECONDS -lt \$end ]; do compile_lib; done" \
 		>"$BENCH_WORK/record.out" 2>&1 || { cat "$BENCH_WORK/record.out"; return 1; }
 	n=$(sed -n 's/.*: \([0-9]*\) samples.*/\1/p' "$BENCH_WORK/record.out")
 	echo "  recorded $n samples ($(($(stat -c %s "$data") / 1048576)) MB), $(grep -o '[0-9]* lost' "$BENCH_WORK/record.out")"

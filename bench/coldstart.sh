@@ -3,8 +3,9 @@
 # daemon start to the first byte of every guest's kallsyms, against
 # guestmount -i run once per guest (mount to a first byte of its /boot),
 # for 1, 3 and 8 guests (one guest: the times are information, since
-# guestfs-mount then does more than guestmount). The guests are copies of the deb-2part test image
-# whose fstabs name /dev/sda1 and /dev/sda2, as many images' do
+# guestfs-mount then does more than guestmount). The guests are copies of
+# the deb-2part test image whose fstabs name /dev/sda1 and /dev/sda2, as
+# many images' do
 # (tests/data-builders/devname-copies.sh). Minutes under software
 # emulation: not in make bench's default set.
 #

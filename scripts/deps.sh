@@ -16,13 +16,14 @@ PACKAGES=(
 )
 
 missing=()
+known=0
 while read -r pkg status; do
+	known=$((known + 1))
 	[ "$status" = "installed" ] || missing+=("$pkg")
 done < <(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${PACKAGES[@]}" 2>/dev/null || true)
 
 # dpkg-query prints nothing for packages it has never heard of: those are
 # looked for one by one, only when it did not print a line for each.
-known=$(dpkg-query -W -f='.\n' "${PACKAGES[@]}" 2>/dev/null | wc -l || true)
 [ "$known" -eq ${#PACKAGES[@]} ] || for pkg in "${PACKAGES[@]}"; do
 	dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null | grep -qx installed ||
 		[[ " ${missing[*]-} " == *" $pkg "* ]] || missing+=("$pkg")

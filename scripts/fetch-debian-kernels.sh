@@ -75,22 +75,33 @@ refresh_lists() {
 	apt-get update -q >/dev/null
 }
 
+# metas_depends: apt-cache depends of both series' metapackages at once.
+metas_depends() {
+	local series meta prefix regex metas=()
+
+	for series in "${SERIES[@]}"; do
+		series_of "$series"
+		metas+=("$meta")
+	done
+	apt-cache depends "${metas[@]}" 2>/dev/null || true
+}
+
 # resolve: "PKG VERSION" for the 6.1 and the 6.12 image a Debian guest
 # would run, one line each.
 resolve() {
 	local deps pkgs=() found series meta prefix regex line
 
-	deps=$(apt-cache depends linux-image-amd64 linux-image-6.12-amd64 2>/dev/null || true)
+	deps=$(metas_depends)
 	if ! grep -q 'Depends:' <<<"$deps"; then
 		refresh_lists || return 1
-		deps=$(apt-cache depends linux-image-amd64 linux-image-6.12-amd64 2>/dev/null || true)
+		deps=$(metas_depends)
 	fi
-	for series in 6.1 6.12; do
+	for series in "${SERIES[@]}"; do
 		series_of "$series"
 		pkgs+=("$(depends_of "$meta" "$regex" <<<"$deps")")
 	done
 	found=$(candidates "${pkgs[@]}")
-	for series in 6.1 6.12; do
+	for series in "${SERIES[@]}"; do
 		series_of "$series"
 		line=$(grep -E "$regex" <<<"$found" | head -n1 || true)
 		[ -n "$line" ] || line=$(newest "$prefix" "$regex")
@@ -101,6 +112,8 @@ resolve() {
 		echo "$line"
 	done
 }
+
+SERIES=(6.1 6.12)
 
 # series_of SERIES: sets meta, prefix and regex for that kernel series.
 series_of() {
@@ -164,7 +177,7 @@ main() {
 		return 0
 	fi
 	mapfile -t lines < <(resolve)
-	[ ${#lines[@]} -eq 2 ] || return 1
+	[ ${#lines[@]} -eq ${#SERIES[@]} ] || return 1
 	for line in "${lines[@]}"; do
 		read -r pkg version <<<"$line"
 		dirs+=("$(fetch_one "$pkg" "$version")")
